@@ -1,0 +1,70 @@
+# ecs.h - build, test, bench.
+#   make run     the showcase
+#   make test    every test configuration (gcc/clang, sanitizers, release, C++)
+#   make bench   the benchmarks (-O3 -DNDEBUG), printed as ratios to plain arrays
+
+CC      ?= cc
+WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Werror
+SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+REL     := -O2 -DNDEBUG
+BUILD   := build
+TESTSRC := $(wildcard tests/*.c)
+TESTHDR := tests/test.h ecs.h
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/ex_%,$(wildcard examples/*.c))
+
+.PHONY: all run test bench clean examples test-asan test-release test-gen4 test-cxx test-readme
+
+all: examples $(BUILD)/tests_asan
+
+$(BUILD):
+	@mkdir -p $(BUILD)
+
+# ---- tests ---------------------------------------------------------------
+$(BUILD)/tests_asan: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	gcc $(WARN) $(SAN) -o $@ $(TESTSRC) -lm
+$(BUILD)/tests_release: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	clang $(WARN) $(REL) -o $@ $(TESTSRC) -lm
+$(BUILD)/tests_gen4: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	gcc $(WARN) $(REL) -DECS_GENERATION_BITS=4 -o $@ $(TESTSRC) -lm
+
+# Each configuration appends its closing line to $(BUILD)/summary; `test`
+# prints the total as the last line.
+test-asan: $(BUILD)/tests_asan
+	@echo "== gcc, ASan+UBSan"; ASAN_OPTIONS=detect_leaks=1 $< | tee -a $(BUILD)/summary
+test-release: $(BUILD)/tests_release
+	@echo "== clang -O2 -DNDEBUG"; $< | tee -a $(BUILD)/summary
+test-gen4: $(BUILD)/tests_gen4
+	@echo "== gcc -O2 -DNDEBUG, 4-bit generations"; $< | tee -a $(BUILD)/summary
+test-cxx: | $(BUILD)
+	@echo "== public header as C++"
+	printf '#include "../ecs.h"\nint main() { return ecs_world_new(nullptr) == nullptr; }\n' > $(BUILD)/cxx.cpp
+	g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only $(BUILD)/cxx.cpp
+	clang++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only $(BUILD)/cxx.cpp
+test-readme: | $(BUILD)
+	@echo "== README example"
+	awk '/^```c/{f=1;next} /^```/{if(f){exit}} f' README.md > $(BUILD)/readme.c
+	gcc $(WARN) -I. -o $(BUILD)/readme $(BUILD)/readme.c && $(BUILD)/readme > /dev/null
+	clang $(WARN) -I. -o $(BUILD)/readme_clang $(BUILD)/readme.c
+
+test: | $(BUILD)
+	@rm -f $(BUILD)/summary
+	@$(MAKE) --no-print-directory test-cxx test-readme examples test-asan test-release test-gen4
+	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary
+
+# ---- examples ------------------------------------------------------------
+examples: $(EXAMPLES)
+$(BUILD)/ex_%: examples/%.c ecs.h | $(BUILD)
+	gcc $(WARN) -O2 -I. -o $@ $< -lm
+	clang $(WARN) -O2 -I. -o $@_clang $< -lm
+
+run: $(BUILD)/ex_quickstart
+	$(BUILD)/ex_quickstart
+
+# ---- bench ---------------------------------------------------------------
+$(BUILD)/bench: bench/*.c ecs.h | $(BUILD)
+	gcc $(WARN) -O3 -DNDEBUG -I. -o $@ bench/*.c -lm
+bench: $(BUILD)/bench
+	$(BUILD)/bench
+
+clean:
+	rm -rf $(BUILD)

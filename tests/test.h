@@ -1,0 +1,84 @@
+/* test.h - the ecs.h test runner: TEST, CHECK, RUN, and a closing
+   "N passed, N failed" line. Each tests/test_*.c file defines its tests and one
+   suite function (listed in tests/main.c). Every test makes its own world. */
+#ifndef TEST_H
+#define TEST_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../ecs.h"
+
+typedef struct test_state {
+    int passed, failed;        /* tests */
+    int checks_failed;         /* in the running test */
+    const char *filter;        /* run only tests whose name contains this */
+    unsigned long long seed;   /* for randomized tests; --seed N */
+    int seed_given;
+    long scale_pct;            /* randomized tests scale their size by this (default 100) */
+} test_state;
+extern test_state test_g;
+
+#define TEST(name) static void name(void)
+
+/* Records a failed check with its location; the test goes on. */
+#define CHECK(cond) do { if (!(cond)) { test_g.checks_failed++; \
+    fprintf(stderr, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } } while (0)
+/* Like CHECK, with a printf-style explanation. */
+#define CHECKF(cond, ...) do { if (!(cond)) { test_g.checks_failed++; \
+    fprintf(stderr, "  %s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
+    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+/* A check the rest of the test depends on: stops the test when it fails. */
+#define REQUIRE(cond) do { if (!(cond)) { test_g.checks_failed++; \
+    fprintf(stderr, "  %s:%d: REQUIRE(%s) failed\n", __FILE__, __LINE__, #cond); return; } } while (0)
+#define CHECK_EQ_INT(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); \
+    CHECKF(a_ == b_, "%s = %lld, %s = %lld", #a, a_, #b, b_); } while (0)
+
+#define RUN(name) test_run(#name, name)
+static inline void test_run(const char *name, void (*fn)(void)) {
+    if (test_g.filter && !strstr(name, test_g.filter)) return;
+    test_g.checks_failed = 0;
+    fn();
+    if (test_g.checks_failed) { test_g.failed++; fprintf(stderr, "FAIL %s\n", name); }
+    else test_g.passed++;
+}
+
+/* splitmix64: the randomized tests' generator, seeded from test_g.seed. */
+static inline unsigned long long test_rand(unsigned long long *s) {
+    unsigned long long z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static inline unsigned test_below(unsigned long long *s, unsigned n) {
+    return (unsigned)(test_rand(s) % n);
+}
+
+#endif
+
+/* A hash of the whole world as the public API sees it: every live entity's
+   handle, in query order, with each component's presence and bytes. Used to
+   prove that a failed call left the world unchanged. */
+static inline unsigned long long test_world_hash(ecs_world *w) {
+    unsigned long long h = 1469598103934665603ull;
+#define TEST_MIX(v) (h = (h ^ (unsigned long long)(v)) * 1099511628211ull)
+    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    if (!all) return 0;
+    ecs_id n = ecs_id_count(w);
+    for (ecs_iter it = ecs_query_iter(w, all); ecs_query_next(&it);) {
+        for (int i = 0; i < it.count; i++) {
+            ecs_entity e = it.entities[i];
+            TEST_MIX(e);
+            for (ecs_id id = 1; id <= n; id++) {
+                if (!ecs_has(w, e, id)) continue;
+                TEST_MIX(id);
+                const unsigned char *v = (const unsigned char *)ecs_get(w, e, id);
+                for (size_t b = 0; v && b < ecs_id_size(w, id); b++) TEST_MIX(v[b]);
+            }
+        }
+    }
+    TEST_MIX(ecs_count(w));
+#undef TEST_MIX
+    ecs_query_free(all);
+    return h;
+}

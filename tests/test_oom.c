@@ -1,0 +1,5 @@
+/* oom tests: to be written. */
+#include "test.h"
+
+void suite_oom(void) {
+}

@@ -1,0 +1,5 @@
+/* world tests: to be written. */
+#include "test.h"
+
+void suite_world(void) {
+}
