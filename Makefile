@@ -40,11 +40,14 @@ test-cxx: | $(BUILD)
 	printf '#include "../ecs.h"\nint main() { return ecs_world_new(nullptr) == nullptr; }\n' > $(BUILD)/cxx.cpp
 	g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only $(BUILD)/cxx.cpp
 	clang++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only $(BUILD)/cxx.cpp
-test-readme: | $(BUILD)
+test-readme: README.md ecs.h | $(BUILD)
 	@echo "== README example"
 	awk '/^```c/{f=1;next} /^```/{if(f){exit}} f' README.md > $(BUILD)/readme.c
 	gcc $(WARN) -I. -o $(BUILD)/readme $(BUILD)/readme.c && $(BUILD)/readme > /dev/null
 	clang $(WARN) -I. -o $(BUILD)/readme_clang $(BUILD)/readme.c
+	@echo "== ecs.h docs-block example"
+	sed -n '/QUICK START/,/^   ERRORS/p' ecs.h | sed '1d;$$d;s/^       //' > $(BUILD)/docblock.c
+	gcc $(WARN) -I. -o $(BUILD)/docblock $(BUILD)/docblock.c && $(BUILD)/docblock > /dev/null
 
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary

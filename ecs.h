@@ -47,7 +47,7 @@
                ecs_set(w, e, vel, &(Velocity){1, (float)i});
            }
            ecs_query *q = ecs_query_new(w, &(ecs_query_desc){
-               .terms = {{pos, ECS_WRITE}, {vel, ECS_READ}}});
+               .terms = {{pos, ECS_WRITE, ECS_AND}, {vel, ECS_READ, ECS_AND}}});
            for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
                Position *p = ECS_FIELD(&it, Position, 0);
                const Velocity *v = ECS_FIELD(&it, Velocity, 1);
@@ -961,7 +961,7 @@ static ecs_result ecs__terms_check(const ecs_world *w, const char *fn, const ecs
 ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     if (!w) return NULL;
     if (!desc) { ecs__fail(w, ECS_ERR_ARG, "ecs_query_new: desc is NULL"); return NULL; }
-    int n;
+    int n = 0;
     if (ecs__terms_check(w, "ecs_query_new", desc->terms, &n)) return NULL;
     ecs_query *q = (ecs_query *)ecs__alloc(w, sizeof *q);
     if (!q || !ECS__RESERVE(w, w->queries, w->query_cap, (size_t)w->query_count + 1)) {

@@ -1,3 +1,9 @@
+/* quickstart.c - the smallest complete ecs.h program.
+
+   Registers two components, creates three entities, and moves them with one
+   query loop: each batch of the loop is one archetype table, and ECS_FIELD
+   hands out its columns as plain arrays. This is also the example at the top
+   of ecs.h. */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #include <stdio.h>
@@ -15,7 +21,7 @@ int main(void) {
         ecs_set(w, e, vel, &(Velocity){1, (float)i});
     }
     ecs_query *q = ecs_query_new(w, &(ecs_query_desc){
-        .terms = {{pos, ECS_WRITE}, {vel, ECS_READ}}});
+        .terms = {{pos, ECS_WRITE, ECS_AND}, {vel, ECS_READ, ECS_AND}}});
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
         Position *p = ECS_FIELD(&it, Position, 0);
         const Velocity *v = ECS_FIELD(&it, Velocity, 1);
