@@ -147,9 +147,10 @@ ECS_API void ecs_world_free(ecs_world *w);
 
 /* ---- >>api: components, tags, resources ---------------------------------- */
 /* Registers a component (size > 0) or tag (size 0) by name. The same name with
-   the same size returns the same id; with another size, or a name already
-   used by a resource, it returns 0 (ECS_ERR_ARG). align 0 picks the natural
-   alignment for size; align must be a power of two <= 64. */
+   the same size returns the same id (keeping the first alignment); with
+   another size, or a name already used by a resource, it returns 0
+   (ECS_ERR_ARG). align 0 picks the natural alignment for size; otherwise it
+   must be a power of two <= 64 that divides size. */
 ECS_API ecs_id ecs_component(ecs_world *w, const char *name, size_t size, size_t align);
 #define ECS_COMPONENT(w, T) ecs_component((w), #T, sizeof(T), ECS__ALIGNOF(T))
 #define ECS_TAG(w, T) ecs_component((w), #T, 0, 0)
@@ -176,7 +177,8 @@ ECS_API void *ecs_resource_get(ecs_world *w, ecs_id resource);
    inside ecs_defer_begin/end they are recorded and applied at ecs_defer_end. */
 
 /* A new entity with no components; 0 on failure. In defer mode the handle is
-   pending: usable in later calls of the same defer block, live after it. */
+   reserved: usable in later calls of the same defer block, and live, with the
+   same value, once the block's commands are applied. */
 ECS_API ecs_entity ecs_create(ecs_world *w);
 /* n entities holding ids (any order, duplicates ignored), values zeroed; their
    handles go to out (may be NULL). All or nothing. */
@@ -282,6 +284,95 @@ ECS_API size_t ecs_commands_dropped(const ecs_world *w);
 ECS_API ecs_result ecs_defer_begin(ecs_world *w);
 ECS_API ecs_result ecs_defer_end(ecs_world *w);
 
+/* ---- >>api: systems ------------------------------------------------------ */
+#define ECS_MAX_DEPS 16
+enum { ECS_SYSTEM_MAIN_THREAD = 1u << 0,  /* always runs on the thread that calls ecs_progress */
+       ECS_SYSTEM_EXCLUSIVE   = 1u << 1 };/* runs alone with the whole world: a sync point; it
+                                             may make immediate structural changes */
+typedef void (*ecs_system_fn)(ecs_iter *it);
+
+typedef struct ecs_system_desc {
+    const char *name;                   /* unique in the world */
+    ecs_system_fn fn;                   /* called once per batch of matched rows; a system
+                                           with no terms is called once per frame, count 0 */
+    void *ctx;
+    ecs_term terms[ECS_MAX_TERMS];      /* its query, with the access of each term */
+    ecs_id reads[ECS_MAX_TERMS];        /* other data it reads: resources, ecs_get on any
+                                           entity (the list ends at the first 0) */
+    ecs_id writes[ECS_MAX_TERMS];       /* other data it writes: resources, ecs_get_mut */
+    const char *after[ECS_MAX_DEPS];    /* runs after these systems (names may be registered
+                                           later; an unknown name is a validation problem) */
+    const char *before[ECS_MAX_DEPS];
+    const char *independent_of[ECS_MAX_DEPS]; /* escape hatch: never inferred against, never
+                                                 a race with these */
+    ecs_stage stage;
+    uint32_t flags;
+    int chunk_size;                     /* > 0: matched rows are split into chunks of at most
+                                           this many rows, run in parallel on all threads */
+} ecs_system_desc;
+
+/* Registers a system; the graph is built and checked by ecs_validate or the
+   next ecs_progress. 0 with ECS_ERR_ARG for a bad desc (NULL name or fn, bad
+   term, unknown id in reads/writes, unknown stage or flag, chunk_size < 0),
+   ECS_ERR_NOMEM, or ECS_ERR_BUSY while systems run. A name used twice is
+   accepted here and reported by ecs_validate (DUPLICATE_NAME). */
+ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *desc);
+/* The first system registered under name, or 0. */
+ECS_API ecs_system ecs_system_lookup(const ecs_world *w, const char *name);
+ECS_API const char *ecs_system_name(const ecs_world *w, ecs_system s);   /* NULL if unknown */
+ECS_API uint32_t   ecs_system_count(const ecs_world *w);
+/* A new stage, run after all earlier ones; 0 on failure. Stage 0 ("default")
+   always exists. */
+ECS_API ecs_stage  ecs_stage_add(ecs_world *w, const char *name);
+ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage);  /* NULL if unknown */
+
+/* Two systems CONFLICT on an id when both access it and at least one writes
+   it (terms with ECS_WRITE, or writes). NOT terms access nothing. Systems in
+   different stages never conflict; an EXCLUSIVE system conflicts with every
+   other system of its stage. */
+
+/* ---- >>api: validation --------------------------------------------------- */
+typedef enum ecs_problem_kind {
+    ECS_PROBLEM_CYCLE,           /* systems that must each run before the next, in a loop */
+    ECS_PROBLEM_RACE,            /* two conflicting systems that nothing orders */
+    ECS_PROBLEM_UNKNOWN_SYSTEM,  /* after/before/independent_of names no system */
+    ECS_PROBLEM_DUPLICATE_NAME
+} ecs_problem_kind;
+
+typedef struct ecs_problem {
+    ecs_problem_kind kind;
+    ecs_system a, b;            /* RACE: the pair, a < b; UNKNOWN_SYSTEM: a is the referrer;
+                                   DUPLICATE_NAME: a is the first, b the later system */
+    ecs_id id;                  /* RACE: the lowest contested id (0: an EXCLUSIVE system) */
+    bool write_write;           /* RACE: both write that id */
+    const ecs_system *cycle;    /* CYCLE: the loop in order; cycle[i] runs before cycle[i+1]
+                                   and the last before the first. It visits every system of
+                                   the strongly connected component (a system may repeat
+                                   when the component holds several loops). */
+    int cycle_len;
+    const char *name;           /* UNKNOWN_SYSTEM / DUPLICATE_NAME: the name */
+    const char *message;        /* one readable line naming systems and data, with a fix hint */
+} ecs_problem;
+
+typedef struct ecs_report { int count; const ecs_problem *problems; } ecs_report;
+
+/* Builds the system graph (explicit, stage and inferred order; see
+   ecs_world_desc.order) and checks it. ECS_OK iff there are no problems,
+   ECS_ERR_INVALID_GRAPH otherwise, ECS_ERR_NOMEM if it could not finish.
+   out (may be NULL) receives the report, valid until the next validation. */
+ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out);
+/* One problem per line, then a summary line. */
+ECS_API void ecs_report_print(const ecs_report *r, FILE *out);
+/* True when a always finishes before b starts, through declared, inferred or
+   stage order (validating first if the graph changed). False for a == b. */
+ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b);
+
+/* ---- >>api: looking inside ----------------------------------------------- */
+/* The system graph for Graphviz (`dot -Tsvg`): stages as clusters, declared
+   edges solid, inferred edges dashed, races red dotted, cycle edges bold red.
+   Works on an invalid graph too. */
+ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -309,6 +400,7 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w);
 /* ---- >>platform: handles and small helpers -------------------------------- */
 #define ECS__GEN_MAX     ((uint32_t)((1u << ECS_GENERATION_BITS) - 1u))
 #define ECS__NONE        UINT32_MAX           /* no slot / no table */
+#define ECS__RESERVED    (UINT32_MAX - 1)      /* a slot held by defer mode's ecs_create */
 #define ECS__PENDING     (1ull << 63)          /* marks a command buffer's pending handle */
 #define ECS__MAX_ROWS    ((uint32_t)INT32_MAX) /* rows per table: it->count is an int */
 
@@ -403,6 +495,39 @@ static uint64_t *ecs__map_get(const ecs__map *m, uint64_t key) {
 }
 static void ecs__map_fini(struct ecs_world *w, ecs__map *m) { ecs__free(w, m->keys); }
 
+/* Bitsets: rows of 64-bit words, one bit per system (reach) or id. */
+static uint32_t ecs__words(uint32_t bits) { return (bits + 63) / 64; }
+static bool ecs__bit(const uint64_t *b, uint32_t i) { return (b[i >> 6] >> (i & 63)) & 1; }
+static void ecs__bit_set(uint64_t *b, uint32_t i) { b[i >> 6] |= 1ull << (i & 63); }
+static void ecs__bits_or(uint64_t *d, const uint64_t *s, uint32_t words) {
+    for (uint32_t k = 0; k < words; k++) d[k] |= s[k];
+}
+#if defined(__GNUC__) || defined(__clang__)
+static uint32_t ecs__lsb(uint64_t x) { return (uint32_t)__builtin_ctzll(x); }
+static uint32_t ecs__msb(uint64_t x) { return 63u - (uint32_t)__builtin_clzll(x); }
+static uint32_t ecs__popcount(uint64_t x) { return (uint32_t)__builtin_popcountll(x); }
+#else
+static uint32_t ecs__lsb(uint64_t x) { uint32_t n = 0; while (!(x & 1)) { x >>= 1; n++; } return n; }
+static uint32_t ecs__msb(uint64_t x) { uint32_t n = 0; while (x >>= 1) n++; return n; }
+static uint32_t ecs__popcount(uint64_t x) { uint32_t n = 0; for (; x; x &= x - 1) n++; return n; }
+#endif
+
+/* In-place heapsort: no recursion, no allocation, O(n log n) worst case. */
+static void ecs__sift(uint64_t *a, size_t root, size_t n) {
+    for (size_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && a[child + 1] > a[child]) child++;
+        if (a[root] >= a[child]) return;
+        uint64_t t = a[root]; a[root] = a[child]; a[child] = t;
+    }
+}
+static void ecs__sort_u64(uint64_t *a, size_t n) {
+    for (size_t i = n / 2; i-- > 0;) ecs__sift(a, i, n);
+    for (size_t i = n; i-- > 1;) {
+        uint64_t t = a[0]; a[0] = a[i]; a[i] = t;
+        ecs__sift(a, 0, i);
+    }
+}
+
 /* ---- >>world: the world's state (functions that need all of it come last) - */
 typedef struct ecs__idinfo {
     char *name;
@@ -412,7 +537,8 @@ typedef struct ecs__idinfo {
 } ecs__idinfo;
 
 /* An entity slot. Free slots chain through row; table == ECS__NONE means the
-   slot holds no live entity (free, or retired when its generation ran out). */
+   slot holds no live entity (free, or retired when its generation ran out);
+   ECS__RESERVED, that defer mode handed out its handle and will place it. */
 typedef struct ecs__record { uint32_t table, row, gen; } ecs__record;
 
 typedef struct ecs__column {
@@ -471,6 +597,55 @@ struct ecs_commands {
     uint32_t slot;           /* in world->buffers, or ECS__NONE for the defer buffer */
 };
 
+typedef struct ecs__system {
+    char *name;              /* one allocation: the name, then the dependency names */
+    ecs_system_fn fn;
+    void *ctx;
+    ecs_term terms[ECS_MAX_TERMS];
+    int term_count;
+    ecs_id reads[ECS_MAX_TERMS], writes[ECS_MAX_TERMS];
+    const char *deps[3][ECS_MAX_DEPS];   /* after, before, independent_of */
+    ecs_stage stage;
+    uint32_t flags;
+    int chunk_size;
+    ecs_query *query;        /* NULL for a system without terms */
+} ecs__system;
+
+enum { ECS__EDGE_DECLARED, ECS__EDGE_INFERRED, ECS__EDGE_INDEPENDENT };
+typedef struct ecs__edge {   /* between systems (0-based); kept unreduced for the DOT export */
+    uint32_t from, to;
+    uint8_t kind, list;      /* declared: the after/before list that made it */
+    bool cycle;
+} ecs__edge;
+
+typedef struct ecs__stage_graph {
+    uint32_t first, count;   /* its systems: graph.order[first .. first + count) */
+    uint32_t words;          /* per reach row */
+    uint64_t *desc;          /* count rows: the systems each one reaches (local indices) */
+    uint32_t *succ_at, *succ;/* the transitively reduced execution graph */
+    uint32_t *preds;         /* in-degree in it */
+    bool cyclic;
+} ecs__stage_graph;
+
+typedef struct ecs__graph {
+    bool built;              /* matches the registered systems and stages */
+    ecs_result result;
+    ecs_problem *problems;
+    uint32_t problem_count, problem_cap;
+    uint32_t *fix;           /* per problem: its message's and cycle's offsets while building */
+    uint32_t fix_cap;
+    ecs_system *cycles;      /* every CYCLE's systems, back to back */
+    uint32_t cycle_count, cycle_cap;
+    char *text;              /* every message, back to back */
+    uint32_t text_size, text_cap;
+    ecs__edge *edges;
+    uint32_t edge_count, edge_cap;
+    uint32_t *order;         /* systems grouped by stage, registration order inside */
+    uint32_t *local;         /* per system: its index inside its stage */
+    ecs__stage_graph *stages;
+    uint32_t stage_count;
+} ecs__graph;
+
 struct ecs_world {
     void *(*realloc_fn)(void *, size_t, void *);
     void *alloc_user;
@@ -502,6 +677,14 @@ struct ecs_world {
     int defer_depth;
     uint32_t next_serial;
     size_t dropped;
+
+    ecs__system *systems;
+    uint32_t system_count, system_cap;
+    ecs__map system_names;   /* name hash -> system index */
+    char **stages;           /* stage names */
+    uint32_t stage_count, stage_cap;
+    ecs__graph graph;
+    bool running;            /* inside ecs_progress */
 };
 
 static void *ecs__alloc(ecs_world *w, size_t n) { return w->realloc_fn(NULL, n, w->alloc_user); }
@@ -575,7 +758,7 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
     ecs_id id = ecs__id_find(w, name);
     if (id) {
         const ecs__idinfo *in = &w->ids[id];
-        if (in->resource == resource && in->size == size && in->align == align) return id;
+        if (in->resource == resource && in->size == size) return id;   /* the first align stands */
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is already registered as a %s of size %u "
                   "(now asked for a %s of size %zu)", fn, name,
                   in->resource ? "resource" : "component", (unsigned)in->size,
@@ -640,12 +823,21 @@ ECS_API void *ecs_resource_get(ecs_world *w, ecs_id id) {
    Generations start at 1, so 0 and pending handles (bit 63) never match. */
 static bool ecs__alive(const ecs_world *w, ecs_entity e) {
     uint32_t i = ecs__index(e);
-    return i < w->record_count && w->records[i].table != ECS__NONE &&
+    return i < w->record_count && w->records[i].table < ECS__RESERVED &&
+           w->records[i].gen == ecs__gen(e);
+}
+
+static bool ecs__reserved(const ecs_world *w, ecs_entity e) {
+    uint32_t i = ecs__index(e);
+    return i < w->record_count && w->records[i].table == ECS__RESERVED &&
            w->records[i].gen == ecs__gen(e);
 }
 
 static ecs_result ecs__check_alive(const ecs_world *w, const char *fn, ecs_entity e) {
     if (ecs__alive(w, e)) return ECS_OK;
+    if (ecs__reserved(w, e))
+        return ecs__fail(w, ECS_ERR_STALE, "%s: entity %u was created in defer mode and is "
+                         "live only after ecs_defer_end", fn, (unsigned)ecs__index(e));
     if (e == 0) return ecs__fail(w, ECS_ERR_STALE, "%s: entity 0 is never a live entity", fn);
     if (e & ECS__PENDING)
         return ecs__fail(w, ECS_ERR_STALE, "%s: entity %llx is a pending handle; it is "
@@ -864,21 +1056,28 @@ static ecs_result ecs__busy(ecs_world *w, const char *fn) {
 }
 
 /* ---- immediate structural operations (arguments already checked) ---- */
-static ecs_entity ecs__create(ecs_world *w, const char *fn) {
+/* Puts the entity of taken slot i into the empty-set table. */
+static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
     ecs__table *root = w->tables[0];
-    if (root->lock) { ecs__busy(w, fn); return 0; }
-    if (!ecs__slots_reserve(w, 1) || !ecs__table_reserve(w, root, (size_t)root->count + 1)) {
-        ECS__OOM(w, fn);
-        return 0;
-    }
-    uint32_t i = ecs__slot_take(w);
+    if (root->lock) return ecs__busy(w, fn);
+    if (!ecs__table_reserve(w, root, (size_t)root->count + 1)) return ECS__OOM(w, fn);
     ecs__record *r = &w->records[i];
-    ecs_entity e = ecs__handle(i, r->gen);
     r->table = 0;
     r->row = root->count;
-    root->entities[root->count++] = e;
+    root->entities[root->count++] = ecs__handle(i, r->gen);
     w->alive++;
-    return e;
+    return ECS_OK;
+}
+
+static ecs_entity ecs__create(ecs_world *w, const char *fn) {
+    if (!ecs__slots_reserve(w, 1)) { ECS__OOM(w, fn); return 0; }
+    uint32_t head = w->free_head, count = w->record_count, i = ecs__slot_take(w);
+    if (ecs__place(w, fn, i)) {   /* give the slot back exactly as it was */
+        if (i == count) w->record_count = count;
+        else { w->free_head = head; w->free_count++; }
+        return 0;
+    }
+    return ecs__handle(i, w->records[i].gen);
 }
 
 static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
@@ -1147,6 +1346,10 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
         const ecs__cmd *cmd = &c->cmds[c->applied];
         ecs_entity e = cmd->e;
         ecs_result r = ECS_OK;
+        if (cmd->op == ECS__CMD_CREATE && !(e & ECS__PENDING)) {   /* reserved in defer mode */
+            if ((r = ecs__place(w, fn, ecs__index(e)))) return r;
+            continue;
+        }
         if (cmd->op == ECS__CMD_CREATE) {
             ecs_entity made = ecs__create(w, fn);
             if (!made) return w->tables[0]->lock ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
@@ -1215,15 +1418,30 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w) {
 }
 
 /* ---- >>entity api: immediate calls, routed to the defer buffer in defer mode */
-/* In defer mode a target may be live or pending in the defer buffer. */
+/* In defer mode a target may also be an entity reserved by this defer block. */
 static ecs_result ecs__check_target(const ecs_world *w, const char *fn, ecs_entity e) {
-    if (w->defer_depth && ecs__is_pending_of(w->defer, e)) return ECS_OK;
+    if (w->defer_depth && ecs__reserved(w, e)) return ECS_OK;
     return ecs__check_alive(w, fn, e);
+}
+
+/* Defer mode's create: the slot is taken now, so the handle the caller gets
+   is the one that becomes live when the block ends. */
+static ecs_entity ecs__defer_create(ecs_world *w, const char *fn) {
+    ecs_commands *c = w->defer;
+    if (!ecs__slots_reserve(w, 1) || !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1)) {
+        ECS__OOM(w, fn);
+        return 0;
+    }
+    uint32_t i = ecs__slot_take(w);
+    w->records[i].table = ECS__RESERVED;
+    ecs__cmd *cmd = &c->cmds[c->count++];
+    cmd->op = ECS__CMD_CREATE; cmd->id = 0; cmd->e = ecs__handle(i, w->records[i].gen); cmd->value = 0;
+    return cmd->e;
 }
 
 ECS_API ecs_entity ecs_create(ecs_world *w) {
     if (!w) return 0;
-    if (w->defer_depth) return ecs_cmd_create(w->defer);
+    if (w->defer_depth) return ecs__defer_create(w, "ecs_create");
     return ecs__create(w, "ecs_create");
 }
 
@@ -1237,15 +1455,23 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         ecs_result r = ecs__check_component(w, fn, ids[i]);
         if (r) return r;
     }
-    if (w->defer_depth) {   /* all or nothing: on failure cut the buffer back */
+    if (w->defer_depth) {   /* all or nothing: on failure cut back buffer and slots */
         ecs_commands *c = w->defer;
-        uint32_t count = c->count, data = c->data_size, created = c->created_count;
+        uint32_t count = c->count, head = w->free_head, slots = w->record_count;
         for (size_t i = 0; i < n; i++) {
-            ecs_entity e = ecs_cmd_create(c);
+            ecs_entity e = ecs__defer_create(w, fn);
             bool ok = e != 0;
             for (size_t k = 0; ok && k < id_count; k++) ok = !ecs_cmd_add(c, e, ids[k]);
             if (!ok) {
-                c->count = count; c->data_size = data; c->created_count = created;
+                for (uint32_t k = count; k < c->count; k++) {   /* slots back in their old order */
+                    if (c->cmds[k].op != ECS__CMD_CREATE) continue;
+                    uint32_t s = ecs__index(c->cmds[k].e);
+                    w->records[s].table = ECS__NONE;
+                    if (s < slots) w->free_count++;
+                }
+                w->free_head = head;
+                w->record_count = slots;
+                c->count = count;
                 return ECS__OOM(w, fn);
             }
             if (out) out[i] = e;
@@ -1348,12 +1574,1027 @@ ECS_API void *ecs_get_mut(ecs_world *w, ecs_entity e, ecs_id id) {
 
 ECS_API size_t ecs_count(const ecs_world *w) { return w ? w->alive : 0; }
 
+/* ---- >>systems: the system registry --------------------------------------- */
+enum { ECS__DEP_AFTER, ECS__DEP_BEFORE, ECS__DEP_INDEPENDENT, ECS__DEP_LISTS };
+static const char *const ecs__dep_list_name[ECS__DEP_LISTS] = {"after", "before", "independent_of"};
+
+static ecs_system ecs__system_find(const ecs_world *w, const char *name) {
+    uint64_t *v;
+    uint32_t step = 0, best = ECS__NONE;
+    while ((v = ecs__map_next(&w->system_names, ecs__hash_bytes(name, strlen(name)), &step)))
+        if (*v < best && !strcmp(w->systems[*v].name, name)) best = (uint32_t)*v;
+    return best == ECS__NONE ? 0 : best + 1;
+}
+
+static ecs_result ecs__ids_check(const ecs_world *w, const ecs_id *ids, const char *what) {
+    for (int i = 0; i < ECS_MAX_TERMS && ids[i]; i++)
+        if (!ecs__id_valid(w, ids[i]))
+            return ecs__fail(w, ECS_ERR_ARG, "ecs_system_add: %s[%d] = %u is not a registered id",
+                             what, i, (unsigned)ids[i]);
+    return ECS_OK;
+}
+
+static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
+    ecs_query_desc qd;
+    memcpy(qd.terms, terms, sizeof qd.terms);
+    return ecs_query_new(w, &qd);
+}
+
+ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
+    static const char fn[] = "ecs_system_add";
+    if (!w) return 0;
+    if (w->running) { ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run", fn); return 0; }
+    if (!d) { ecs__fail(w, ECS_ERR_ARG, "%s: desc is NULL", fn); return 0; }
+    if (!d->name || !*d->name) { ecs__fail(w, ECS_ERR_ARG, "%s: name is NULL or empty", fn); return 0; }
+    if (!d->fn) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has no callback (fn)", fn, d->name); return 0; }
+    int terms = 0;
+    if (ecs__terms_check(w, fn, d->terms, &terms) || ecs__ids_check(w, d->reads, "reads") ||
+        ecs__ids_check(w, d->writes, "writes"))
+        return 0;
+    if (d->stage >= w->stage_count) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" names stage %u, which does not exist", fn, d->name,
+                  (unsigned)d->stage);
+        return 0;
+    }
+    if (d->flags & ~(uint32_t)(ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has unknown flags 0x%x", fn, d->name, (unsigned)d->flags);
+        return 0;
+    }
+    if (d->chunk_size < 0 || (d->chunk_size > 0 && d->flags)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": chunk_size must be >= 0, and 0 for MAIN_THREAD "
+                  "and EXCLUSIVE systems (they run on one thread)", fn, d->name);
+        return 0;
+    }
+    /* one block holds the name and every dependency name */
+    const char *const *lists[ECS__DEP_LISTS] = {d->after, d->before, d->independent_of};
+    size_t bytes = strlen(d->name) + 1;
+    for (int l = 0; l < ECS__DEP_LISTS; l++)
+        for (int i = 0; i < ECS_MAX_DEPS && lists[l][i]; i++) {
+            if (!*lists[l][i]) {
+                ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": %s[%d] is an empty name", fn, d->name,
+                          ecs__dep_list_name[l], i);
+                return 0;
+            }
+            bytes += strlen(lists[l][i]) + 1;
+        }
+    char *block = NULL;
+    ecs_query *q = NULL;
+    if (!ECS__RESERVE(w, w->systems, w->system_cap, (size_t)w->system_count + 1) ||
+        !ecs__map_reserve(w, &w->system_names, 1) || !(block = (char *)ecs__alloc(w, bytes)) ||
+        (terms && !(q = ecs__system_query(w, d->terms)))) {
+        ecs__free(w, block);
+        ECS__OOM(w, fn);
+        return 0;
+    }
+    ecs__system *s = &w->systems[w->system_count];
+    memset(s, 0, sizeof *s);
+    size_t len = strlen(d->name) + 1;
+    memcpy(block, d->name, len);
+    s->name = block;
+    block += len;
+    for (int l = 0; l < ECS__DEP_LISTS; l++)
+        for (int i = 0; i < ECS_MAX_DEPS && lists[l][i]; i++) {
+            len = strlen(lists[l][i]) + 1;
+            memcpy(block, lists[l][i], len);
+            s->deps[l][i] = block;
+            block += len;
+        }
+    s->fn = d->fn;
+    s->ctx = d->ctx;
+    memcpy(s->terms, d->terms, sizeof s->terms);
+    s->term_count = terms;
+    memcpy(s->reads, d->reads, sizeof s->reads);
+    memcpy(s->writes, d->writes, sizeof s->writes);
+    s->stage = d->stage;
+    s->flags = d->flags;
+    s->chunk_size = d->chunk_size;
+    s->query = q;
+    ecs__map_put(&w->system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->system_count);
+    w->graph.built = false;
+    return ++w->system_count;
+}
+
+ECS_API ecs_system ecs_system_lookup(const ecs_world *w, const char *name) {
+    return w && name ? ecs__system_find(w, name) : 0;
+}
+ECS_API const char *ecs_system_name(const ecs_world *w, ecs_system s) {
+    return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].name : NULL;
+}
+ECS_API uint32_t ecs_system_count(const ecs_world *w) { return w ? w->system_count : 0; }
+
+ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
+    if (!w) return 0;
+    if (w->running) { ecs__fail(w, ECS_ERR_BUSY, "ecs_stage_add: not allowed while systems run"); return 0; }
+    char buf[32];
+    if (!name || !*name) { snprintf(buf, sizeof buf, "stage %u", (unsigned)w->stage_count); name = buf; }
+    size_t len = strlen(name) + 1;
+    char *copy = NULL;
+    if (!ECS__RESERVE(w, w->stages, w->stage_cap, (size_t)w->stage_count + 1) ||
+        !(copy = (char *)ecs__alloc(w, len))) {
+        ECS__OOM(w, "ecs_stage_add");
+        return 0;
+    }
+    memcpy(copy, name, len);
+    w->stages[w->stage_count] = copy;
+    w->graph.built = false;
+    return w->stage_count++;
+}
+ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage) {
+    return w && stage < w->stage_count ? w->stages[stage] : NULL;
+}
+/* ---- >>graph: building and validating the system graph -------------------- */
+/* Per stage: declared edges; strongly connected components by an iterative
+   DFS with three marks (unvisited / on the stack / done: Tarjan's, seed 000);
+   inferred edges by ecs_world_desc.order (seeds 001, 003); reachability as one
+   bitset row per system, computed once over the component graph in reverse
+   topological order, so a graph with a cycle still gets its races; races by
+   bitset operations per contested id; and the transitive reduction the
+   scheduler signals along (seed 002). */
+
+typedef struct ecs__access { uint32_t id; bool write; } ecs__access;   /* compact id */
+
+typedef struct ecs__build {       /* one stage's temporaries */
+    ecs_world *w;
+    ecs__stage_graph *sg;
+    const uint32_t *sys;          /* global index of each local system */
+    uint32_t m, words;
+    uint32_t *dout_at, *dout;     /* declared edges, out and in */
+    uint32_t *din_at, *din;
+    uint32_t *ind_at, *ind;       /* independent_of partners, both ways */
+    uint32_t *acc_at;
+    ecs__access *acc;             /* per system, sorted by compact id */
+    ecs_id *id_of;                /* compact id -> id (compact 0: "the whole world") */
+    uint64_t *accessors, *writers;/* per compact id: a row of systems */
+    uint32_t *comp, *emit, *comp_start, comp_count;  /* components, sinks first */
+    uint64_t *inferred;           /* from << 32 | to */
+    uint32_t inferred_count, inferred_cap;
+    void *tmp[32];
+    int tmp_count;
+} ecs__build;
+
+static void *ecs__tmp(ecs__build *b, size_t count, size_t size) {
+    if (b->tmp_count == (int)(sizeof b->tmp / sizeof b->tmp[0]) || (count && SIZE_MAX / count < size))
+        return NULL;
+    size_t bytes = count * size;
+    if (!bytes) bytes = 1;
+    void *p = ecs__alloc(b->w, bytes);
+    if (p) { memset(p, 0, bytes); b->tmp[b->tmp_count++] = p; }
+    return p;
+}
+static void ecs__build_free(ecs__build *b) {
+    while (b->tmp_count) ecs__free(b->w, b->tmp[--b->tmp_count]);
+    ecs__free(b->w, b->inferred);
+}
+
+/* Adjacency in compressed rows from (from << 32 | to) pairs. */
+static bool ecs__csr(ecs__build *b, const uint64_t *pairs, uint32_t n, bool reverse,
+                     uint32_t **at_out, uint32_t **adj_out) {
+    uint32_t *at = (uint32_t *)ecs__tmp(b, (size_t)b->m + 1, sizeof *at);
+    uint32_t *adj = (uint32_t *)ecs__tmp(b, n, sizeof *adj);
+    if (!at || !adj) return false;
+    for (uint32_t i = 0; i < n; i++) at[(uint32_t)(reverse ? pairs[i] : pairs[i] >> 32) + 1]++;
+    for (uint32_t v = 0; v < b->m; v++) at[v + 1] += at[v];
+    uint32_t *fill = (uint32_t *)ecs__tmp(b, b->m, sizeof *fill);
+    if (!fill) return false;
+    memcpy(fill, at, b->m * sizeof *fill);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t from = (uint32_t)(pairs[i] >> 32), to = (uint32_t)pairs[i];
+        if (reverse) adj[fill[to]++] = from; else adj[fill[from]++] = to;
+    }
+    *at_out = at;
+    *adj_out = adj;
+    return true;
+}
+
+/* Tarjan's components over the declared edges, without recursion (a chain of
+   100,000 systems must not need 100,000 stack frames). Components come out
+   sinks first: each is emitted after every component it reaches. */
+static bool ecs__components(ecs__build *b) {
+    uint32_t m = b->m;
+    uint32_t *index = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    uint32_t *low = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    uint32_t *stack = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    uint32_t *frame = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    uint32_t *cursor = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    unsigned char *on = (unsigned char *)ecs__tmp(b, m, 1);
+    b->comp = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    b->emit = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    b->comp_start = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
+    if (!index || !low || !stack || !frame || !cursor || !on || !b->comp || !b->emit || !b->comp_start)
+        return false;
+    for (uint32_t v = 0; v < m; v++) index[v] = ECS__NONE;
+    uint32_t counter = 0, sp = 0, fp = 0, emitted = 0, cc = 0;
+    for (uint32_t r = 0; r < m; r++) {
+        if (index[r] != ECS__NONE) continue;
+        index[r] = low[r] = counter++; stack[sp++] = r; on[r] = 1;
+        frame[fp] = r; cursor[fp++] = b->dout_at[r];
+        while (fp) {
+            uint32_t v = frame[fp - 1];
+            if (cursor[fp - 1] < b->dout_at[v + 1]) {
+                uint32_t x = b->dout[cursor[fp - 1]++];
+                if (index[x] == ECS__NONE) {
+                    index[x] = low[x] = counter++; stack[sp++] = x; on[x] = 1;
+                    frame[fp] = x; cursor[fp++] = b->dout_at[x];
+                } else if (on[x] && index[x] < low[v]) {
+                    low[v] = index[x];
+                }
+                continue;
+            }
+            fp--;
+            if (fp && low[v] < low[frame[fp - 1]]) low[frame[fp - 1]] = low[v];
+            if (low[v] != index[v]) continue;
+            b->comp_start[cc] = emitted;
+            uint32_t x;
+            do { x = stack[--sp]; on[x] = 0; b->comp[x] = cc; b->emit[emitted++] = x; } while (x != v);
+            cc++;
+        }
+    }
+    b->comp_start[cc] = emitted;
+    b->comp_count = cc;
+    return true;
+}
+
+static bool ecs__comp_cyclic(const ecs__build *b, uint32_t c) {
+    uint32_t first = b->emit[b->comp_start[c]];
+    if (b->comp_start[c + 1] - b->comp_start[c] > 1) return true;
+    for (uint32_t e = b->dout_at[first]; e < b->dout_at[first + 1]; e++)
+        if (b->dout[e] == first) return true;
+    return false;
+}
+
+/* The successors of the systems in members, ordered by key (topological
+   position): merging them in that order lets a row skip every successor it
+   already reaches. */
+static uint32_t ecs__successors(const ecs__build *b, const uint32_t *at, const uint32_t *adj,
+                                const uint32_t *members, uint32_t count, const uint32_t *key,
+                                uint64_t *buf) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < count; k++)
+        for (uint32_t e = at[members[k]]; e < at[members[k] + 1]; e++)
+            if (b->comp[adj[e]] != b->comp[members[k]] || count == 1)
+                buf[n++] = (uint64_t)key[adj[e]] << 32 | adj[e];
+    ecs__sort_u64(buf, n);
+    return n;
+}
+
+/* desc[v] = every system v reaches (itself included only on a cycle). */
+static bool ecs__closure(ecs__build *b, const uint32_t *at, const uint32_t *adj, uint64_t *desc) {
+    uint32_t m = b->m, W = b->words;
+    uint32_t *key = (uint32_t *)ecs__tmp(b, m, sizeof *key);
+    uint64_t *buf = (uint64_t *)ecs__tmp(b, at[m], sizeof *buf);
+    if (!key || !buf) return false;
+    for (uint32_t v = 0; v < m; v++) key[v] = b->comp_count - 1 - b->comp[v];
+    for (uint32_t c = 0; c < b->comp_count; c++) {
+        const uint32_t *members = b->emit + b->comp_start[c];
+        uint32_t count = b->comp_start[c + 1] - b->comp_start[c];
+        uint64_t *row = desc + (size_t)members[0] * W;
+        uint32_t n = ecs__successors(b, at, adj, members, count, key, buf);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = (uint32_t)buf[i];
+            if (v == members[0] || ecs__bit(row, v)) continue;
+            ecs__bits_or(row, desc + (size_t)v * W, W);
+            ecs__bit_set(row, v);
+        }
+        if (ecs__comp_cyclic(b, c))
+            for (uint32_t k = 0; k < count; k++) ecs__bit_set(row, members[k]);
+        for (uint32_t k = 1; k < count; k++) memcpy(desc + (size_t)members[k] * W, row, W * 8);
+    }
+    return true;
+}
+
+/* The transitive reduction of an acyclic stage: v keeps an edge to s only if
+   no other successor already reaches s. key orders systems topologically. */
+static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj,
+                        const uint64_t *desc, const uint32_t *key) {
+    ecs_world *w = b->w;
+    ecs__stage_graph *sg = b->sg;
+    uint32_t m = b->m, W = b->words, n = 0;
+    uint64_t *buf = (uint64_t *)ecs__tmp(b, at[m], sizeof *buf);
+    uint64_t *row = (uint64_t *)ecs__tmp(b, W, 8);
+    sg->succ_at = (uint32_t *)ecs__alloc(w, ((size_t)m + 1) * sizeof(uint32_t));
+    sg->succ = (uint32_t *)ecs__alloc(w, ((size_t)at[m] + 1) * sizeof(uint32_t));
+    sg->preds = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
+    if (!buf || !row || !sg->succ_at || !sg->succ || !sg->preds) return false;
+    memset(sg->preds, 0, (size_t)m * sizeof(uint32_t));
+    for (uint32_t v = 0; v < m; v++) {
+        uint32_t count = 0;
+        sg->succ_at[v] = n;
+        for (uint32_t e = at[v]; e < at[v + 1]; e++) buf[count++] = (uint64_t)key[adj[e]] << 32 | adj[e];
+        ecs__sort_u64(buf, count);
+        memset(row, 0, W * 8);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t s = (uint32_t)buf[i];
+            if (ecs__bit(row, s)) continue;
+            ecs__bits_or(row, desc + (size_t)s * W, W);
+            ecs__bit_set(row, s);
+            sg->succ[n++] = s;
+            sg->preds[s]++;
+        }
+    }
+    sg->succ_at[m] = n;
+    return true;
+}
+
+/* Systems that conflict with a: accessors of what it writes, writers of what
+   it reads; never a itself or its independent_of partners. */
+static void ecs__conflicts(const ecs__build *b, uint32_t a, uint64_t *row) {
+    memset(row, 0, (size_t)b->words * 8);
+    for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++)
+        ecs__bits_or(row, (b->acc[k].write ? b->accessors : b->writers) +
+                          (size_t)b->acc[k].id * b->words, b->words);
+    row[a >> 6] &= ~(1ull << (a & 63));
+    for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++)
+        row[b->ind[k] >> 6] &= ~(1ull << (b->ind[k] & 63));
+}
+
+/* Whether a writes something b accesses. */
+static bool ecs__writes_into(const ecs__build *b, uint32_t a, uint32_t c) {
+    uint32_t i = b->acc_at[a], j = b->acc_at[c];
+    while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
+        if (b->acc[i].id < b->acc[j].id) i++;
+        else if (b->acc[i].id > b->acc[j].id) j++;
+        else { if (b->acc[i].write) return true; i++; j++; }
+    }
+    return false;
+}
+
+static bool ecs__infer_push(ecs__build *b, uint32_t from, uint32_t to) {
+    if (!ECS__RESERVE(b->w, b->inferred, b->inferred_cap, (size_t)b->inferred_count + 1)) return false;
+    b->inferred[b->inferred_count++] = (uint64_t)from << 32 | to;
+    return true;
+}
+
+/* Registration-order inference when every declared edge points forward:
+   then a system's ancestors all come before it, so one pass in registration
+   order settles each system's ancestors before its own pairs are looked at.
+   Pairs are taken nearest first, so an edge made redundant by a nearer one
+   is never inferred. */
+static bool ecs__infer_forward(ecs__build *b) {
+    uint32_t m = b->m, W = b->words;
+    uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)m * W, 8);
+    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8);
+    if (!anc || !cand) return false;
+    for (uint32_t j = 0; j < m; j++) {
+        uint64_t *row = anc + (size_t)j * W;
+        for (uint32_t e = b->din_at[j]; e < b->din_at[j + 1]; e++) {
+            uint32_t p = b->din[e];
+            if (ecs__bit(row, p)) continue;
+            ecs__bits_or(row, anc + (size_t)p * W, W);
+            ecs__bit_set(row, p);
+        }
+        ecs__conflicts(b, j, cand);
+        for (uint32_t k = (j >> 6) + 1; k-- > 0;) {
+            uint64_t mask = k == (j >> 6) ? (1ull << (j & 63)) - 1 : ~0ull, bits;
+            while ((bits = cand[k] & ~row[k] & mask)) {
+                uint32_t bit = ecs__msb(bits), i = k * 64 + bit;
+                if (!ecs__infer_push(b, i, j)) return false;
+                ecs__bits_or(row, anc + (size_t)i * W, W);
+                ecs__bit_set(row, i);
+                mask = (1ull << bit) - 1;
+            }
+        }
+    }
+    return true;
+}
+
+/* Adds u -> v to the closure: whoever reaches u (and u) now reaches v and
+   what v reaches. Neither reaches the other before the call. */
+static void ecs__reach_add(ecs__build *b, uint64_t *desc, uint64_t *anc, uint32_t u, uint32_t v) {
+    uint32_t W = b->words;
+    const uint64_t *au = anc + (size_t)u * W, *dv = desc + (size_t)v * W;
+    for (uint32_t k = 0; k < W; k++) {
+        uint64_t bits = au[k] | (k == (u >> 6) ? 1ull << (u & 63) : 0);
+        for (; bits; bits &= bits - 1) {
+            uint64_t *dx = desc + ((size_t)k * 64 + ecs__lsb(bits)) * W;
+            if (ecs__bit(dx, v)) continue;
+            ecs__bits_or(dx, dv, W);
+            ecs__bit_set(dx, v);
+        }
+    }
+    for (uint32_t k = 0; k < W; k++) {
+        uint64_t bits = dv[k] | (k == (v >> 6) ? 1ull << (v & 63) : 0);
+        for (; bits; bits &= bits - 1) {
+            uint64_t *ay = anc + ((size_t)k * 64 + ecs__lsb(bits)) * W;
+            if (ecs__bit(ay, u)) continue;
+            ecs__bits_or(ay, au, W);
+            ecs__bit_set(ay, u);
+        }
+    }
+}
+
+/* Inference for any declared graph (backward edges, cycles) and for
+   WRITERS_FIRST: pairs in the same order as ecs__infer_forward (later system
+   first, then its nearest earlier partner), each skipped when a path already
+   orders it either way, so no inferred edge can close a cycle. */
+static bool ecs__infer_general(ecs__build *b, uint64_t *desc) {
+    uint32_t m = b->m, W = b->words;
+    bool writers_first = b->w->order == ECS_ORDER_WRITERS_FIRST;
+    uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)m * W, 8);
+    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8);
+    if (!anc || !cand) return false;
+    for (uint32_t x = 0; x < m; x++)
+        for (uint32_t k = 0; k < W; k++)
+            for (uint64_t bits = desc[(size_t)x * W + k]; bits; bits &= bits - 1)
+                ecs__bit_set(anc + ((size_t)k * 64 + ecs__lsb(bits)) * W, x);
+    for (uint32_t j = 0; j < m; j++) {
+        ecs__conflicts(b, j, cand);
+        for (uint32_t k = (j >> 6) + 1; k-- > 0;) {
+            uint64_t bits = cand[k] & (k == (j >> 6) ? (1ull << (j & 63)) - 1 : ~0ull);
+            while (bits) {
+                uint32_t bit = ecs__msb(bits), i = k * 64 + bit, u = i, v = j;
+                bits &= ~(1ull << bit);
+                if (ecs__bit(desc + (size_t)i * W, j) || ecs__bit(desc + (size_t)j * W, i)) continue;
+                if (writers_first) {
+                    bool iw = ecs__writes_into(b, i, j), jw = ecs__writes_into(b, j, i);
+                    if (iw && jw) continue;   /* both write: a race unless something orders them */
+                    if (jw) { u = j; v = i; }
+                }
+                if (!ecs__infer_push(b, u, v)) return false;
+                ecs__reach_add(b, desc, anc, u, v);
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- report building: problems, their cycle arrays and messages live in
+   growing arrays; pointers into them are fixed up when the build is done */
+static bool ecs__text(ecs_world *w, const char *fmt, ...) {
+    ecs__graph *g = &w->graph;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !ECS__RESERVE(w, g->text, g->text_cap, (size_t)g->text_size + (size_t)n + 2))
+        return false;
+    va_start(ap, fmt);
+    vsnprintf(g->text + g->text_size, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    g->text_size += (uint32_t)n;
+    return true;
+}
+static ecs_problem *ecs__problem(ecs_world *w, ecs_problem_kind kind) {
+    ecs__graph *g = &w->graph;
+    if (!ECS__RESERVE(w, g->problems, g->problem_cap, (size_t)g->problem_count + 1) ||
+        !ECS__RESERVE(w, g->fix, g->fix_cap, (size_t)g->problem_count * 2 + 2) ||
+        !ECS__RESERVE(w, g->text, g->text_cap, (size_t)g->text_size + 1))
+        return NULL;
+    g->fix[g->problem_count * 2] = g->text_size;   /* its message starts here */
+    g->fix[g->problem_count * 2 + 1] = g->cycle_count;
+    g->text[g->text_size] = 0;
+    ecs_problem *p = &g->problems[g->problem_count++];
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    return p;
+}
+static bool ecs__problem_end(ecs_world *w) {   /* keeps the message's terminator */
+    ecs__graph *g = &w->graph;
+    g->text_size++;
+    return true;
+}
+static const char *ecs__sname(const ecs_world *w, uint32_t s) { return w->systems[s].name; }
+
+/* How a declared edge came to be, e.g. `"Move" lists "Input" in after`. */
+static bool ecs__text_edge(ecs_world *w, const ecs__edge *e) {
+    if (e->list == ECS__DEP_AFTER)
+        return ecs__text(w, "\"%s\" lists \"%s\" in after", ecs__sname(w, e->to), ecs__sname(w, e->from));
+    return ecs__text(w, "\"%s\" lists \"%s\" in before", ecs__sname(w, e->from), ecs__sname(w, e->to));
+}
+static const ecs__edge *ecs__edge_find(const ecs_world *w, uint32_t from, uint32_t to) {
+    const ecs__graph *g = &w->graph;
+    for (uint32_t i = 0; i < g->edge_count; i++)
+        if (g->edges[i].kind == ECS__EDGE_DECLARED && g->edges[i].from == from && g->edges[i].to == to)
+            return &g->edges[i];
+    return NULL;
+}
+
+/* One CYCLE problem for component c: a closed walk from its first-registered
+   system through every system of the component, each step the shortest path
+   to the nearest system not yet visited. */
+static bool ecs__cycle_problem(ecs__build *b, uint32_t c) {
+    ecs_world *w = b->w;
+    ecs__graph *g = &w->graph;
+    const uint32_t *members = b->emit + b->comp_start[c];
+    uint32_t count = b->comp_start[c + 1] - b->comp_start[c], start = members[0];
+    for (uint32_t k = 1; k < count; k++) if (members[k] < start) start = members[k];
+    uint32_t *seen = (uint32_t *)ecs__tmp(b, b->m, sizeof *seen);   /* BFS stamp per system */
+    uint32_t *prev = (uint32_t *)ecs__tmp(b, b->m, sizeof *prev);
+    uint32_t *queue = (uint32_t *)ecs__tmp(b, count, sizeof *queue);
+    unsigned char *walked = (unsigned char *)ecs__tmp(b, b->m, 1);
+    ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
+    if (!seen || !prev || !queue || !walked || !p) return false;
+    uint32_t left = count - 1, cur = start, stamp = 0, len = 0;
+    if (!ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + 1)) return false;
+    g->cycles[g->cycle_count + len++] = b->sys[start] + 1;
+    walked[start] = 1;
+    while (left > 0 || (cur != start)) {
+        /* BFS inside the component to the nearest unwalked system (or home) */
+        uint32_t head = 0, tail = 0, found = ECS__NONE;
+        stamp++;
+        seen[cur] = stamp;
+        queue[tail++] = cur;
+        while (head < tail && found == ECS__NONE) {
+            uint32_t v = queue[head++];
+            for (uint32_t e = b->dout_at[v]; e < b->dout_at[v + 1]; e++) {
+                uint32_t x = b->dout[e];
+                if (b->comp[x] != c || seen[x] == stamp) continue;
+                seen[x] = stamp;
+                prev[x] = v;
+                if (left ? !walked[x] : x == start) { found = x; break; }
+                queue[tail++] = x;
+            }
+        }
+        ECS_ASSERT(found != ECS__NONE);
+        uint32_t steps = 0;
+        for (uint32_t x = found; x != cur; x = prev[x]) steps++;
+        if (!ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + len + steps)) return false;
+        uint32_t x = found;
+        for (uint32_t k = steps; k-- > 0; x = prev[x]) {
+            g->cycles[g->cycle_count + len + k] = b->sys[x] + 1;
+            if (!walked[x]) { walked[x] = 1; left--; }
+        }
+        len += steps;
+        cur = found;
+        if (found == start) { len--; break; }   /* home again: the walk closes */
+    }
+    p->cycle_len = (int)len;
+    ecs_system *walk = g->cycles + g->cycle_count;
+    g->cycle_count += len;
+    if (len == 1) {
+        const ecs__edge *e = ecs__edge_find(w, walk[0] - 1, walk[0] - 1);
+        if (!ecs__text(w, "cycle: \"%s\" must run after itself (", ecs__sname(w, walk[0] - 1)) ||
+            !ecs__text_edge(w, e) || !ecs__text(w, "); remove that declaration"))
+            return false;
+        return ecs__problem_end(w);
+    }
+    if (!ecs__text(w, "cycle: ")) return false;
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t u = walk[i] - 1, v = walk[(i + 1) % len] - 1;
+        if (!ecs__text(w, i ? ", which runs before \"%s\" (" : "\"%s\" runs before \"%s\" (",
+                       ecs__sname(w, i ? v : u), ecs__sname(w, v)) ||
+            !ecs__text_edge(w, ecs__edge_find(w, u, v)) || !ecs__text(w, ")"))
+            return false;
+    }
+    if (!ecs__text(w, "; remove or reverse one of these declarations")) return false;
+    return ecs__problem_end(w);
+}
+
+/* One RACE problem for an unordered conflicting pair a < c (locals). */
+static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
+    ecs_world *w = b->w;
+    const char *an = ecs__sname(w, b->sys[a]), *cn = ecs__sname(w, b->sys[c]);
+    ecs_problem *p = ecs__problem(w, ECS_PROBLEM_RACE);
+    if (!p) return false;
+    p->a = b->sys[a] + 1;
+    p->b = b->sys[c] + 1;
+    struct { ecs_id id; int how; } hit[3 * ECS_MAX_TERMS + 1];   /* how: 0 both, 1 a writes, 2 c writes */
+    uint32_t n = 0, i = b->acc_at[a], j = b->acc_at[c];
+    while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
+        const ecs__access *x = &b->acc[i], *y = &b->acc[j];
+        if (x->id < y->id) { i++; continue; }
+        if (x->id > y->id) { j++; continue; }
+        if (x->write || y->write) {
+            hit[n].id = b->id_of[x->id];
+            hit[n++].how = x->write && y->write ? 0 : x->write ? 1 : 2;
+        }
+        i++; j++;
+    }
+    bool found = false;
+    for (uint32_t k = 0; k < n; k++)   /* the lowest real id; 0 if only exclusivity conflicts */
+        if (hit[k].id && (!found || hit[k].id < p->id)) {
+            p->id = hit[k].id; p->write_write = hit[k].how == 0; found = true;
+        }
+    if (!found) p->write_write = true;
+    bool ok;
+    if (n == 1 && hit[0].id) {
+        const char *idn = w->ids[hit[0].id].name;
+        ok = hit[0].how == 0 ? ecs__text(w, "race: \"%s\" and \"%s\" both write %s", an, cn, idn)
+                             : ecs__text(w, "race: \"%s\" writes %s, which \"%s\" reads",
+                                         hit[0].how == 1 ? an : cn, idn, hit[0].how == 1 ? cn : an);
+    } else if (n == 1) {
+        ok = ecs__text(w, "race: \"%s\" is exclusive (it runs alone in its stage) and \"%s\" %s",
+                       hit[0].how == 2 ? cn : an, hit[0].how == 2 ? an : cn,
+                       hit[0].how == 0 ? "is exclusive too" : "shares its stage");
+    } else {
+        ok = ecs__text(w, "race: \"%s\" and \"%s\" conflict on ", an, cn);
+        for (uint32_t k = 0; ok && k < n; k++) {
+            const char *sep = k ? ", " : "";
+            if (!hit[k].id)
+                ok = ecs__text(w, "%sthe whole stage (\"%s\" is exclusive)", sep, hit[k].how == 2 ? cn : an);
+            else if (hit[k].how == 0)
+                ok = ecs__text(w, "%s%s (both write)", sep, w->ids[hit[k].id].name);
+            else
+                ok = ecs__text(w, "%s%s (\"%s\" writes, \"%s\" reads)", sep, w->ids[hit[k].id].name,
+                               hit[k].how == 1 ? an : cn, hit[k].how == 1 ? cn : an);
+        }
+    }
+    return ok && ecs__text(w, " and nothing orders them; add .after = {\"%s\"} to \"%s\" (or "
+                           ".before = {\"%s\"} to \"%s\"), or list one in the other's independent_of",
+                           an, cn, cn, an) && ecs__problem_end(w);
+}
+
+/* ---- one stage, from declared edges to the reduced execution graph ---- */
+static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
+    ecs__graph *g = &w->graph;
+    ecs__stage_graph *sg = &g->stages[st];
+    ecs__build b;
+    memset(&b, 0, sizeof b);
+    b.w = w;
+    b.sg = sg;
+    b.sys = g->order + sg->first;
+    b.m = sg->count;
+    b.words = sg->words = ecs__words(sg->count);
+    if (!b.m) return true;
+    uint32_t m = b.m, W = b.words;
+    bool ok = false;
+
+    /* declared edges and independent pairs inside the stage, as local pairs */
+    uint32_t dn = 0, in = 0;
+    for (uint32_t i = 0; i < g->edge_count; i++) {
+        const ecs__edge *e = &g->edges[i];
+        if (w->systems[e->from].stage != st || w->systems[e->to].stage != st) continue;
+        if (e->kind == ECS__EDGE_DECLARED) dn++; else if (e->kind == ECS__EDGE_INDEPENDENT) in += 2;
+    }
+    uint64_t *dpairs = (uint64_t *)ecs__tmp(&b, dn, 8), *ipairs = (uint64_t *)ecs__tmp(&b, in, 8);
+    if (!dpairs || !ipairs) goto done;
+    dn = in = 0;
+    bool forward = true;
+    for (uint32_t i = 0; i < g->edge_count; i++) {
+        const ecs__edge *e = &g->edges[i];
+        if (w->systems[e->from].stage != st || w->systems[e->to].stage != st) continue;
+        uint64_t from = g->local[e->from], to = g->local[e->to];
+        if (e->kind == ECS__EDGE_DECLARED) { dpairs[dn++] = from << 32 | to; forward &= from < to; }
+        else if (e->kind == ECS__EDGE_INDEPENDENT) { ipairs[in++] = from << 32 | to; ipairs[in++] = to << 32 | from; }
+    }
+    if (!ecs__csr(&b, dpairs, dn, false, &b.dout_at, &b.dout) ||
+        !ecs__csr(&b, dpairs, dn, true, &b.din_at, &b.din) ||
+        !ecs__csr(&b, ipairs, in, false, &b.ind_at, &b.ind))
+        goto done;
+
+    /* accesses, with compact ids; compact 0 is "the whole world": every
+       system reads it and an EXCLUSIVE system writes it */
+    uint32_t ids = 1, total = 0;
+    b.acc_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof(uint32_t));
+    b.acc = (ecs__access *)ecs__tmp(&b, (size_t)m * (3 * ECS_MAX_TERMS + 1), sizeof(ecs__access));
+    b.id_of = (ecs_id *)ecs__tmp(&b, (size_t)w->id_count + 1, sizeof(ecs_id));
+    if (!b.acc_at || !b.acc || !b.id_of) goto done;
+    for (uint32_t a = 0; a < m; a++) {
+        const ecs__system *s = &w->systems[b.sys[a]];
+        ecs__access *list = b.acc + total;
+        uint32_t n = 0;
+        list[n].id = 0; list[n++].write = (s->flags & ECS_SYSTEM_EXCLUSIVE) != 0;
+        for (int k = 0; k < 3 * ECS_MAX_TERMS; k++) {
+            int part = k / ECS_MAX_TERMS, at = k % ECS_MAX_TERMS;
+            ecs_id id = part == 0 ? s->terms[at].id : part == 1 ? s->reads[at] : s->writes[at];
+            if (!id || (part == 0 && (at >= s->term_count || s->terms[at].oper == ECS_NOT))) continue;
+            bool write = part == 2 || (part == 0 && (s->terms[at].access & ECS_WRITE));
+            if (compact[id] == ECS__NONE) { compact[id] = ids; b.id_of[ids++] = id; }
+            uint32_t x = compact[id], p = n;   /* insertion keeps the list sorted, merged */
+            while (p > 0 && list[p - 1].id > x) p--;
+            if (p > 0 && list[p - 1].id == x) { list[p - 1].write |= write; continue; }
+            memmove(list + p + 1, list + p, (n - p) * sizeof *list);
+            list[p].id = x; list[p].write = write;
+            n++;
+        }
+        b.acc_at[a] = total;
+        total += n;
+    }
+    b.acc_at[m] = total;
+    for (uint32_t x = 1; x < ids; x++) compact[b.id_of[x]] = ECS__NONE;   /* for the next stage */
+    b.accessors = (uint64_t *)ecs__tmp(&b, (size_t)ids * W, 8);
+    b.writers = (uint64_t *)ecs__tmp(&b, (size_t)ids * W, 8);
+    if (!b.accessors || !b.writers) goto done;
+    for (uint32_t a = 0; a < m; a++)
+        for (uint32_t k = b.acc_at[a]; k < b.acc_at[a + 1]; k++) {
+            ecs__bit_set(b.accessors + (size_t)b.acc[k].id * W, a);
+            if (b.acc[k].write) ecs__bit_set(b.writers + (size_t)b.acc[k].id * W, a);
+        }
+
+    /* cycles */
+    if (!ecs__components(&b)) goto done;
+    for (uint32_t c = 0; c < b.comp_count; c++) {
+        if (!ecs__comp_cyclic(&b, c)) continue;
+        sg->cyclic = true;
+        if (!ecs__cycle_problem(&b, c)) goto done;
+    }
+    if (sg->cyclic)
+        for (uint32_t i = 0; i < g->edge_count; i++) {
+            ecs__edge *e = &g->edges[i];
+            if (e->kind == ECS__EDGE_DECLARED && w->systems[e->from].stage == st &&
+                w->systems[e->to].stage == st && b.comp[g->local[e->from]] == b.comp[g->local[e->to]])
+                e->cycle = true;
+        }
+
+    /* inference and the final reachability */
+    sg->desc = (uint64_t *)ecs__alloc(w, (size_t)m * W * 8);
+    if (!sg->desc) goto done;
+    memset(sg->desc, 0, (size_t)m * W * 8);
+    uint32_t *at = b.dout_at, *adj = b.dout;
+    if (w->order == ECS_ORDER_INSERTION && forward) {
+        /* registration order is topological for the declared and the
+           inferred edges: closure sinks first = highest index first */
+        if (!ecs__infer_forward(&b)) goto done;
+        for (uint32_t v = 0; v < m; v++) {
+            b.comp[v] = m - 1 - v; b.emit[v] = m - 1 - v; b.comp_start[v] = v;
+        }
+        b.comp_start[m] = m;
+        b.comp_count = m;
+    } else if (!ecs__closure(&b, at, adj, sg->desc) ||
+               (w->order != ECS_ORDER_EXPLICIT && !ecs__infer_general(&b, sg->desc))) {
+        goto done;
+    }
+    if (b.inferred_count) {
+        uint64_t *all = (uint64_t *)ecs__tmp(&b, (size_t)dn + b.inferred_count, 8);
+        if (!all) goto done;
+        memcpy(all, dpairs, (size_t)dn * 8);
+        memcpy(all + dn, b.inferred, (size_t)b.inferred_count * 8);
+        if (!ecs__csr(&b, all, dn + b.inferred_count, false, &at, &adj)) goto done;
+        if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + b.inferred_count)) goto done;
+        for (uint32_t i = 0; i < b.inferred_count; i++) {
+            ecs__edge *e = &g->edges[g->edge_count++];
+            memset(e, 0, sizeof *e);
+            e->from = b.sys[b.inferred[i] >> 32];
+            e->to = b.sys[(uint32_t)b.inferred[i]];
+            e->kind = ECS__EDGE_INFERRED;
+        }
+    }
+    if (w->order == ECS_ORDER_INSERTION && forward && !ecs__closure(&b, at, adj, sg->desc)) goto done;
+
+    /* races: a conflicting pair that no path orders (never in INSERTION
+       order, which orders every conflicting pair) */
+    if (w->order != ECS_ORDER_INSERTION) {
+        uint64_t *cand = (uint64_t *)ecs__tmp(&b, W, 8);
+        if (!cand) goto done;
+        for (uint32_t a = 0; a < m; a++) {
+            ecs__conflicts(&b, a, cand);
+            const uint64_t *da = sg->desc + (size_t)a * W;
+            for (uint32_t k = a >> 6; k < W; k++) {
+                uint64_t bits = cand[k] & ~da[k];
+                if (k == a >> 6) bits &= ~((2ull << (a & 63)) - 1);   /* only c > a */
+                for (; bits; bits &= bits - 1) {
+                    uint32_t c = k * 64 + ecs__lsb(bits);
+                    if (!ecs__bit(sg->desc + (size_t)c * W, a) && !ecs__race_problem(&b, a, c)) goto done;
+                }
+            }
+        }
+    }
+
+    /* the execution graph: transitive reduction, ordered by reach size */
+    if (!sg->cyclic) {
+        uint32_t *key = (uint32_t *)ecs__tmp(&b, m, sizeof *key);
+        if (!key) goto done;
+        for (uint32_t v = 0; v < m; v++) {
+            uint32_t bits = 0;
+            for (uint32_t k = 0; k < W; k++) bits += ecs__popcount(sg->desc[(size_t)v * W + k]);
+            key[v] = m - bits;   /* a system comes before everything it reaches */
+        }
+        if (!ecs__reduce(&b, at, adj, sg->desc, key)) goto done;
+    }
+    ok = true;
+done:
+    ecs__build_free(&b);
+    return ok;
+}
+
+/* ---- the whole graph ---- */
+static void ecs__graph_reset(ecs_world *w) {
+    ecs__graph *g = &w->graph;
+    for (uint32_t s = 0; s < g->stage_count; s++) {
+        ecs__free(w, g->stages[s].desc);
+        ecs__free(w, g->stages[s].succ_at);
+        ecs__free(w, g->stages[s].succ);
+        ecs__free(w, g->stages[s].preds);
+    }
+    ecs__free(w, g->stages);
+    ecs__free(w, g->order);
+    ecs__free(w, g->local);
+    g->stages = NULL; g->order = g->local = NULL;
+    g->stage_count = g->problem_count = g->cycle_count = g->text_size = g->edge_count = 0;
+    g->built = false;
+}
+static void ecs__graph_free(ecs_world *w) {
+    ecs__graph *g = &w->graph;
+    ecs__graph_reset(w);
+    ecs__free(w, g->problems);
+    ecs__free(w, g->fix);
+    ecs__free(w, g->cycles);
+    ecs__free(w, g->text);
+    ecs__free(w, g->edges);
+}
+
+static bool ecs__edge_add(ecs_world *w, uint32_t from, uint32_t to, uint32_t kind, uint32_t list) {
+    ecs__graph *g = &w->graph;
+    if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + 1)) return false;
+    ecs__edge *e = &g->edges[g->edge_count++];
+    memset(e, 0, sizeof *e);
+    e->from = from; e->to = to; e->kind = (uint8_t)kind; e->list = (uint8_t)list;
+    return true;
+}
+
+static bool ecs__graph_make(ecs_world *w) {
+    ecs__graph *g = &w->graph;
+    uint32_t n = w->system_count;
+    g->stage_count = w->stage_count;
+    g->stages = (ecs__stage_graph *)ecs__alloc(w, (size_t)w->stage_count * sizeof *g->stages);
+    g->order = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
+    g->local = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
+    uint32_t *compact = (uint32_t *)ecs__alloc(w, ((size_t)w->id_count + 1) * sizeof(uint32_t));
+    bool ok = false;
+    if (!g->stages || !g->order || !g->local || !compact) { if (!g->stages) g->stage_count = 0; goto done; }
+    memset(g->stages, 0, (size_t)w->stage_count * sizeof *g->stages);
+    for (uint32_t i = 0; i <= w->id_count; i++) compact[i] = ECS__NONE;
+    /* systems grouped by stage, registration order inside */
+    for (uint32_t s = 0; s < n; s++) g->stages[w->systems[s].stage].count++;
+    for (uint32_t st = 1; st < w->stage_count; st++)
+        g->stages[st].first = g->stages[st - 1].first + g->stages[st - 1].count;
+    for (uint32_t st = 0; st < w->stage_count; st++) g->stages[st].words = 0;
+    {
+        uint32_t *fill = compact;   /* borrowed as per-stage counters, reset below */
+        for (uint32_t st = 0; st < w->stage_count; st++) fill[st] = 0;
+        for (uint32_t s = 0; s < n; s++) {
+            ecs__stage_graph *sg = &g->stages[w->systems[s].stage];
+            g->local[s] = fill[w->systems[s].stage]++;
+            g->order[sg->first + g->local[s]] = s;
+        }
+        for (uint32_t i = 0; i <= w->id_count; i++) compact[i] = ECS__NONE;
+    }
+    /* names: duplicates, unknown references, and the declared edges */
+    for (uint32_t s = 0; s < n; s++) {
+        const ecs__system *sys = &w->systems[s];
+        ecs_system first = ecs__system_find(w, sys->name);
+        if (first != s + 1) {
+            ecs_problem *p = ecs__problem(w, ECS_PROBLEM_DUPLICATE_NAME);
+            if (!p) goto done;
+            p->a = first; p->b = s + 1; p->name = sys->name;
+            if (!ecs__text(w, "duplicate name: systems %u and %u are both called \"%s\"; rename "
+                           "one (after/before/independent_of names mean the first)",
+                           (unsigned)first, (unsigned)(s + 1), sys->name) || !ecs__problem_end(w))
+                goto done;
+        }
+        for (int l = 0; l < ECS__DEP_LISTS; l++)
+            for (int i = 0; i < ECS_MAX_DEPS && sys->deps[l][i]; i++) {
+                const char *name = sys->deps[l][i];
+                ecs_system t = ecs__system_find(w, name);
+                if (!t) {
+                    ecs_problem *p = ecs__problem(w, ECS_PROBLEM_UNKNOWN_SYSTEM);
+                    if (!p) goto done;
+                    p->a = s + 1; p->name = name;
+                    if (!ecs__text(w, "unknown system: \"%s\" lists \"%s\" in %s, but no system has "
+                                   "that name; register it or fix the name", sys->name, name,
+                                   ecs__dep_list_name[l]) || !ecs__problem_end(w))
+                        goto done;
+                    continue;
+                }
+                uint32_t from = l == ECS__DEP_AFTER ? t - 1 : s, to = l == ECS__DEP_AFTER ? s : t - 1;
+                if (!ecs__edge_add(w, from, to, l == ECS__DEP_INDEPENDENT ? ECS__EDGE_INDEPENDENT
+                                   : ECS__EDGE_DECLARED, (uint32_t)l))
+                    goto done;
+            }
+    }
+    /* a declared edge against stage order closes a loop with it */
+    for (uint32_t i = 0, count = g->edge_count; i < count; i++) {
+        ecs__edge *e = &g->edges[i];
+        ecs_stage sf = w->systems[e->from].stage, stt = w->systems[e->to].stage;
+        if (e->kind != ECS__EDGE_DECLARED || sf <= stt) continue;
+        ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
+        if (!p || !ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + 2)) goto done;
+        e = &g->edges[i];
+        e->cycle = true;
+        g->cycles[g->cycle_count++] = e->from + 1;
+        g->cycles[g->cycle_count++] = e->to + 1;
+        p->cycle_len = 2;
+        if (!ecs__text(w, "cycle: \"%s\" runs before \"%s\" (", ecs__sname(w, e->from), ecs__sname(w, e->to)) ||
+            !ecs__text_edge(w, e) ||
+            !ecs__text(w, "), which runs before \"%s\" (its stage \"%s\" runs before stage \"%s\"); put "
+                       "them in one stage or drop the declaration", ecs__sname(w, e->from),
+                       w->stages[stt], w->stages[sf]) || !ecs__problem_end(w))
+            goto done;
+    }
+    for (uint32_t st = 0; st < w->stage_count; st++)
+        if (!ecs__stage_build(w, st, compact)) goto done;
+    ok = true;
+done:
+    ecs__free(w, compact);
+    return ok;
+}
+
+/* Builds the graph if systems or stages changed since the last build. */
+static ecs_result ecs__graph_build(ecs_world *w) {
+    ecs__graph *g = &w->graph;
+    if (g->built) return g->result;
+    ecs__graph_reset(w);
+    if (!ecs__graph_make(w)) {
+        ecs__graph_reset(w);
+        return ECS__OOM(w, "ecs_validate");
+    }
+    for (uint32_t i = 0; i < g->problem_count; i++) {
+        ecs_problem *p = &g->problems[i];
+        p->message = g->text + g->fix[2 * i];
+        if (p->kind == ECS_PROBLEM_CYCLE) p->cycle = g->cycles + g->fix[2 * i + 1];
+    }
+    g->built = true;
+    g->result = g->problem_count ? ECS_ERR_INVALID_GRAPH : ECS_OK;
+    if (g->problem_count)
+        ecs__fail(w, ECS_ERR_INVALID_GRAPH, "ecs_validate: %u problem%s; first: %s",
+                  (unsigned)g->problem_count, g->problem_count > 1 ? "s" : "", g->problems[0].message);
+    return g->result;
+}
+
+ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out) {
+    if (out) { out->count = 0; out->problems = NULL; }
+    if (!w) return ECS_ERR_ARG;
+    if (w->running) return ecs__fail(w, ECS_ERR_BUSY, "ecs_validate: not allowed while systems run");
+    ecs_result r = ecs__graph_build(w);
+    if (out && r != ECS_ERR_NOMEM) {
+        out->count = (int)w->graph.problem_count;
+        out->problems = w->graph.problems;
+    }
+    return r;
+}
+
+ECS_API void ecs_report_print(const ecs_report *r, FILE *out) {
+    if (!r || !out) return;
+    for (int i = 0; i < r->count; i++) fprintf(out, "%s\n", r->problems[i].message);
+    if (r->count) fprintf(out, "%d problem%s in the system graph\n", r->count, r->count > 1 ? "s" : "");
+    else fprintf(out, "the system graph is valid\n");
+}
+
+ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b) {
+    if (!w || a == b || !a || !b || a > w->system_count || b > w->system_count) return false;
+    const ecs__system *sa = &w->systems[a - 1], *sb = &w->systems[b - 1];
+    if (sa->stage != sb->stage) return sa->stage < sb->stage;
+    if (ecs__graph_build(w) == ECS_ERR_NOMEM) return false;
+    const ecs__graph *g = &w->graph;
+    const ecs__stage_graph *sg = &g->stages[sa->stage];
+    return ecs__bit(sg->desc + (size_t)g->local[a - 1] * sg->words, g->local[b - 1]);
+}
+
+/* ---- >>dot: the graph for Graphviz ---------------------------------------- */
+static void ecs__dot_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
+    if (!w) return ECS_ERR_ARG;
+    if (!out) return ecs__fail(w, ECS_ERR_ARG, "ecs_write_dot: out is NULL");
+    if (ecs__graph_build(w) == ECS_ERR_NOMEM) return ECS_ERR_NOMEM;
+    const ecs__graph *g = &w->graph;
+    fprintf(out, "digraph ecs {\n  rankdir=LR;\n  compound=true;\n"
+                 "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n"
+                 "  edge [fontname=\"Helvetica\", fontsize=10];\n");
+    for (uint32_t st = 0; st < w->stage_count; st++) {
+        fprintf(out, "  subgraph cluster_stage%u {\n    label=", (unsigned)st);
+        ecs__dot_string(out, w->stages[st]);
+        fprintf(out, ";\n    style=rounded;\n    color=gray60;\n");
+        for (uint32_t k = 0; k < g->stages[st].count; k++) {
+            uint32_t s = g->order[g->stages[st].first + k];
+            const ecs__system *sys = &w->systems[s];
+            fprintf(out, "    s%u [label=", (unsigned)(s + 1));
+            ecs__dot_string(out, sys->name);
+            if (sys->flags & ECS_SYSTEM_EXCLUSIVE) fprintf(out, ", peripheries=2, fillcolor=\"#fde2c8\"");
+            if (sys->flags & ECS_SYSTEM_MAIN_THREAD) fprintf(out, ", fillcolor=\"#d6e6ff\"");
+            if (sys->chunk_size > 0) fprintf(out, ", xlabel=\"chunks of %d\"", sys->chunk_size);
+            fprintf(out, "];\n");
+        }
+        fprintf(out, "  }\n");
+    }
+    for (uint32_t i = 0; i < g->edge_count; i++) {
+        const ecs__edge *e = &g->edges[i];
+        if (e->kind == ECS__EDGE_INDEPENDENT) continue;
+        fprintf(out, "  s%u -> s%u", (unsigned)(e->from + 1), (unsigned)(e->to + 1));
+        if (e->cycle) fprintf(out, " [color=red, penwidth=2.5]");
+        else if (e->kind == ECS__EDGE_INFERRED) fprintf(out, " [style=dashed, color=gray40]");
+        fprintf(out, ";\n");
+    }
+    for (uint32_t i = 0; i < g->problem_count; i++) {
+        const ecs_problem *p = &g->problems[i];
+        if (p->kind != ECS_PROBLEM_RACE) continue;
+        fprintf(out, "  s%u -> s%u [style=dotted, color=red, dir=none, constraint=false, label=",
+                (unsigned)p->a, (unsigned)p->b);
+        ecs__dot_string(out, p->id ? w->ids[p->id].name : "exclusive");
+        fprintf(out, ", fontcolor=red];\n");
+    }
+    fprintf(out, "}\n");
+    return ferror(out) ? ecs__fail(w, ECS_ERR_ARG, "ecs_write_dot: writing failed") : ECS_OK;
+}
+
 /* ---- >>world: lifetime ---------------------------------------------------- */
 ECS_API void ecs_world_free(ecs_world *w) {
     if (!w) return;
     while (w->query_count) ecs_query_free(w->queries[w->query_count - 1]);
     while (w->buffer_count) ecs_commands_free(w->buffers[w->buffer_count - 1]);
     if (w->defer) ecs__commands_free(w, w->defer);
+    ecs__graph_free(w);
+    for (uint32_t i = 0; i < w->system_count; i++) ecs__free(w, w->systems[i].name);
+    for (uint32_t i = 0; i < w->stage_count; i++) ecs__free(w, w->stages[i]);
+    ecs__free(w, w->systems);
+    ecs__map_fini(w, &w->system_names);
+    ecs__free(w, w->stages);
     for (uint32_t i = 0; i < w->table_count; i++) ecs__table_free(w, w->tables[i]);
     for (uint32_t i = 1; i <= w->id_count; i++) {
         ecs__free(w, w->ids[i].name);
@@ -1383,7 +2624,8 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->threads = d.threads ? d.threads : 1;
     w->order = d.order;
     w->free_head = ECS__NONE;
-    if (!ecs__table_new(w, NULL, 0)) {   /* tables[0]: entities with no components */
+    if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
+        (ecs_stage_add(w, "default"), w->stage_count == 0)) {
         ecs_world_free(w);
         return NULL;
     }

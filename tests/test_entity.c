@@ -133,6 +133,7 @@ TEST(entity_unknown_id_fails) {
     CHECK_EQ_INT(ecs_add(w, e, 999), ECS_ERR_ARG);
     CHECK_EQ_INT(ecs_add(w, e, 0), ECS_ERR_ARG);
     CHECK_EQ_INT(ecs_set(w, e, 999, &(Pos){3, 4}), ECS_ERR_ARG);
+    CHECK_EQ_INT(ecs_remove(w, e, 999), ECS_ERR_ARG);
     CHECK(!ecs_has(w, e, 999));
     CHECK(ecs_get(w, e, 999) == NULL);
     CHECK_EQ_INT(test_world_hash(w), h);
@@ -176,19 +177,21 @@ TEST(entity_values_survive_table_moves) {
     for (int round = 0; round < 60; round++) {
         for (int i = 0; i < N; i++) {
             int k = (round + i) % 4;
+            int rc = 0;
             if (k == 0) {
-                ecs_set(w, e[i], vel, &(Vel){{round, i, 0.5}});
+                rc |= ecs_set(w, e[i], vel, &(Vel){{round, i, 0.5}});
             } else if (k == 1) {
                 unsigned char b[100];
                 memset(b, (round * 7 + i) & 0xFF, sizeof b);
-                ecs_set(w, e[i], big, b);
-                ecs_remove(w, e[i], vel);
+                rc |= ecs_set(w, e[i], big, b);
+                rc |= ecs_remove(w, e[i], vel);
             } else if (k == 2) {
-                ecs_add(w, e[i], tag);
-                ecs_remove(w, e[i], big);
+                rc |= ecs_add(w, e[i], tag);
+                rc |= ecs_remove(w, e[i], big);
             } else {
-                ecs_remove(w, e[i], tag);
+                rc |= ecs_remove(w, e[i], tag);
             }
+            if (rc != ECS_OK) bad++;
         }
         for (int i = 0; i < N; i++) {
             if (!pos_is(w, e[i], pos, i, -i)) bad++;

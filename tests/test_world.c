@@ -241,6 +241,23 @@ TEST(component_same_name_returns_same_id) {
     ecs_world_free(w);
 }
 
+/* The contract ties identity to name and size; the alignment asked for the
+   second time (explicit or 0 = natural) does not matter. */
+TEST(component_same_name_same_size_other_align_same_id) {
+    ecs_world *w = ecs_world_new(NULL);
+    REQUIRE(w);
+    ecs_id a = ECS_COMPONENT(w, Pos);                    /* size 8, align 4 */
+    REQUIRE(a != 0);
+    ecs_id n = ecs_id_count(w);
+    CHECK_EQ_INT(ecs_component(w, "Pos", sizeof(Pos), 0), a);
+    CHECK_EQ_INT(ecs_component(w, "Pos", sizeof(Pos), 8), a);
+    CHECK_EQ_INT(ecs_id_count(w), n);
+    ecs_id r = ecs_resource(w, "Cfg", sizeof(Cfg), 0, NULL);
+    REQUIRE(r != 0);
+    CHECK_EQ_INT(ecs_resource(w, "Cfg", sizeof(Cfg), _Alignof(Cfg), NULL), r);
+    ecs_world_free(w);
+}
+
 TEST(component_same_name_other_size_fails) {
     ecs_world *w = ecs_world_new(NULL);
     REQUIRE(w);
@@ -478,6 +495,7 @@ void suite_world(void) {
     RUN(last_error_empty_on_new_world);
     RUN(last_error_describes_failures);
     RUN(component_same_name_returns_same_id);
+    RUN(component_same_name_same_size_other_align_same_id);
     RUN(component_same_name_other_size_fails);
     RUN(component_name_of_resource_fails);
     RUN(tag_same_name_returns_same_id);
