@@ -1728,7 +1728,7 @@ typedef struct ecs__build {       /* one stage's temporaries */
     uint32_t *comp, *emit, *comp_start, comp_count;  /* components, sinks first */
     uint64_t *inferred;           /* from << 32 | to */
     uint32_t inferred_count, inferred_cap;
-    void *tmp[32];
+    void *tmp[64];
     int tmp_count;
 } ecs__build;
 
@@ -2169,7 +2169,7 @@ static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
     if (n == 1 && hit[0].id) {
         const char *idn = w->ids[hit[0].id].name;
         ok = hit[0].how == 0 ? ecs__text(w, "race: \"%s\" and \"%s\" both write %s", an, cn, idn)
-                             : ecs__text(w, "race: \"%s\" writes %s, which \"%s\" reads",
+                             : ecs__text(w, "race: \"%s\" writes %s, which \"%s\" reads,",
                                          hit[0].how == 1 ? an : cn, idn, hit[0].how == 1 ? cn : an);
     } else if (n == 1) {
         ok = ecs__text(w, "race: \"%s\" is exclusive (it runs alone in its stage) and \"%s\" %s",

@@ -13,6 +13,8 @@ void suite_commands(void);
 void suite_stale(void);
 void suite_oom(void);
 void suite_random(void);
+void suite_systems(void);
+void suite_graph_random(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -29,6 +31,8 @@ int main(int argc, char **argv) {
     suite_stale();
     suite_oom();
     suite_random();
+    suite_systems();
+    suite_graph_random();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
