@@ -136,11 +136,14 @@ typedef struct ecs_world_desc {
     ecs_order order;
     void *(*realloc_fn)(void *ptr, size_t size, void *user); /* realloc-style:
                              size 0 frees (and returns NULL); NULL = libc */
-    void *alloc_user;     /* passed to realloc_fn */
+    void *alloc_user;     /* passed to realloc_fn; with threads > 1 realloc_fn must be
+                             thread-safe (systems record commands on worker threads) */
 } ecs_world_desc;
 
-/* A new world; desc may be NULL (all defaults). NULL if allocation fails or
-   desc is out of range (threads < 0, unknown order). */
+/* A new world; desc may be NULL (all defaults). Starts threads - 1 worker
+   threads, which sleep whenever no frame is running. NULL if allocation or
+   thread creation fails, or desc is out of range (threads < 0, unknown
+   order). threads is capped at 256. */
 ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc);
 /* Frees the world and everything it owns, queries and command buffers included. */
 ECS_API void ecs_world_free(ecs_world *w);
@@ -367,7 +370,69 @@ ECS_API void ecs_report_print(const ecs_report *r, FILE *out);
    stage order (validating first if the graph changed). False for a == b. */
 ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b);
 
+/* ---- >>api: running ------------------------------------------------------ */
+/* Runs every stage once: validates if the graph changed (ECS_ERR_INVALID_GRAPH,
+   running nothing, if it has problems); systems run in parallel where the
+   graph allows; commands recorded in it->commands are applied at the end of
+   each stage and before each EXCLUSIVE system, in the order stage, system
+   registration, chunk, recording. ECS_ERR_BUSY from inside a system or in
+   defer mode; ECS_ERR_NOMEM if a command buffer could not grow (what did not
+   apply is kept and applied first by the next call). While systems run,
+   structural calls other than it->commands return ECS_ERR_BUSY, except in an
+   EXCLUSIVE system. In debug builds, ecs_get/ecs_get_mut/ecs_resource_get on
+   an id a system did not declare (or ecs_get_mut on one it only reads)
+   return NULL with an error naming the system and the id. */
+ECS_API ecs_result ecs_progress(ecs_world *w, float dt);
+/* Threads that run systems, the caller included. */
+ECS_API int ecs_thread_count(const ecs_world *w);
+
 /* ---- >>api: looking inside ----------------------------------------------- */
+/* Per-system and per-frame timings. Systems are timed every N-th frame
+   (ecs_timing_interval; every frame while tracing); the numbers are from the
+   latest timed frame. Reading the clock costs about as much as running a
+   tiny system, hence the interval. */
+ECS_API void ecs_timing_interval(ecs_world *w, int frames);   /* default 8; 1 = every frame */
+typedef struct ecs_system_stats {
+    uint64_t runs;         /* frames in which it ran (skipped when its query matches nothing) */
+    uint64_t timed;        /* of those, frames that timed it */
+    double last_us;        /* work in the latest timed frame (all chunks together) */
+    double avg_us;         /* moving average over the timed frames */
+    uint32_t chunks;       /* chunks in the latest timed frame (1 if not chunked) */
+} ecs_system_stats;
+typedef struct ecs_frame_stats {
+    uint64_t frames;       /* ecs_progress calls so far */
+    uint64_t timed_frame;  /* the frame the numbers below come from */
+    double wall_us;        /* that frame, start to end */
+    double work_us;        /* the sum of every system's work in it */
+    double critical_path_us; /* the longest dependency chain by average durations */
+    double parallelism;    /* work / wall */
+    int threads;
+} ecs_frame_stats;
+ECS_API ecs_result ecs_system_stats_get(const ecs_world *w, ecs_system s, ecs_system_stats *out);
+ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out);
+
+/* Replays the scheduler's policy in a discrete-event simulation: the graph
+   on `threads` threads, with durations[s - 1] for system s (any unit; NULL =
+   the measured averages in microseconds, 1 for systems never timed). A
+   chunked system is modelled as `threads` equal pieces. ECS_ERR_INVALID_GRAPH
+   if the graph has problems. */
+typedef struct ecs_sim_result {
+    double makespan;       /* with ecs.h's policy: critical path first */
+    double fifo_makespan;  /* with first-come-first-served, for comparison */
+    double lower_bound;    /* per stage max(critical path, work / threads), summed */
+    double critical_path;  /* summed over stages */
+    double total_work;
+} ecs_sim_result;
+ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double *durations,
+                                         ecs_sim_result *out);
+
+/* Records when each system and chunk ran, on which thread, plus frames and
+   sync points. Turning it on starts a new recording. */
+ECS_API void ecs_trace_enable(ecs_world *w, bool on);
+/* Writes the recording as Chrome trace-event JSON: open it in
+   https://ui.perfetto.dev or chrome://tracing. */
+ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out);
+
 /* The system graph for Graphviz (`dot -Tsvg`): stages as clusters, declared
    edges solid, inferred edges dashed, races red dotted, cycle edges bold red.
    Works on an invalid graph too. */
@@ -396,6 +461,131 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out);
 #  define ECS_REALLOC(p, n) realloc((p), (n))
 #  define ECS_FREE(p) free(p)
 #endif
+
+/* ---- >>platform: threads, atomics, time ---------------------------------- */
+/* C11 <threads.h> by default; pthreads where <threads.h> is missing or when
+   ECS_USE_PTHREADS is defined (ThreadSanitizer builds need it); nothing with
+   ECS_NO_THREADS. Atomics are C11 <stdatomic.h>. */
+#if !defined(ECS_NO_THREADS)
+#  define ECS__THREADS 1
+#  include <stdatomic.h>
+#  if defined(ECS_USE_PTHREADS) || defined(__STDC_NO_THREADS__)
+#    include <pthread.h>
+#    include <unistd.h>
+typedef pthread_t ecs__thrd;
+typedef pthread_mutex_t ecs__mtx;
+typedef pthread_cond_t ecs__cnd;
+typedef struct ecs__start { int (*fn)(void *); void *arg; } ecs__start;
+static void *ecs__pthread_main(void *p) {
+    ecs__start *st = (ecs__start *)p;
+    st->fn(st->arg);
+    return NULL;
+}
+static bool ecs__thrd_create(ecs__thrd *t, ecs__start *st) { return pthread_create(t, NULL, ecs__pthread_main, st) == 0; }
+static void ecs__thrd_join(ecs__thrd t) { pthread_join(t, NULL); }
+static ecs__thrd ecs__thrd_self(void) { return pthread_self(); }
+static bool ecs__thrd_equal(ecs__thrd a, ecs__thrd b) { return pthread_equal(a, b) != 0; }
+static bool ecs__mtx_init(ecs__mtx *m) { return pthread_mutex_init(m, NULL) == 0; }
+static void ecs__mtx_destroy(ecs__mtx *m) { pthread_mutex_destroy(m); }
+static void ecs__mtx_lock(ecs__mtx *m) { pthread_mutex_lock(m); }
+static void ecs__mtx_unlock(ecs__mtx *m) { pthread_mutex_unlock(m); }
+static bool ecs__cnd_init(ecs__cnd *c) { return pthread_cond_init(c, NULL) == 0; }
+static void ecs__cnd_destroy(ecs__cnd *c) { pthread_cond_destroy(c); }
+static void ecs__cnd_wait(ecs__cnd *c, ecs__mtx *m) { pthread_cond_wait(c, m); }
+static void ecs__cnd_broadcast(ecs__cnd *c) { pthread_cond_broadcast(c); }
+#  else
+#    include <threads.h>
+typedef thrd_t ecs__thrd;
+typedef mtx_t ecs__mtx;
+typedef cnd_t ecs__cnd;
+typedef struct ecs__start { int (*fn)(void *); void *arg; } ecs__start;
+static bool ecs__thrd_create(ecs__thrd *t, ecs__start *st) { return thrd_create(t, st->fn, st->arg) == thrd_success; }
+static void ecs__thrd_join(ecs__thrd t) { thrd_join(t, NULL); }
+static ecs__thrd ecs__thrd_self(void) { return thrd_current(); }
+static bool ecs__thrd_equal(ecs__thrd a, ecs__thrd b) { return thrd_equal(a, b) != 0; }
+static bool ecs__mtx_init(ecs__mtx *m) { return mtx_init(m, mtx_plain) == thrd_success; }
+static void ecs__mtx_destroy(ecs__mtx *m) { mtx_destroy(m); }
+static void ecs__mtx_lock(ecs__mtx *m) { mtx_lock(m); }
+static void ecs__mtx_unlock(ecs__mtx *m) { mtx_unlock(m); }
+static bool ecs__cnd_init(ecs__cnd *c) { return cnd_init(c) == thrd_success; }
+static void ecs__cnd_destroy(ecs__cnd *c) { cnd_destroy(c); }
+static void ecs__cnd_wait(ecs__cnd *c, ecs__mtx *m) { cnd_wait(c, m); }
+static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
+#  endif
+#  define ECS__ATOMIC(T) _Atomic T
+#  define ecs__load(p)       atomic_load_explicit((p), memory_order_acquire)
+#  define ecs__load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
+#  define ecs__store(p, v)   atomic_store_explicit((p), (v), memory_order_release)
+#  define ecs__add_fetch(p, v) (atomic_fetch_add_explicit((p), (v), memory_order_acq_rel) + (v))
+#  define ecs__sub_fetch(p, v) (atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel) - (v))
+#  define ecs__load_sc(p)    atomic_load((p))
+#  define ecs__store_sc(p, v) atomic_store((p), (v))
+#else
+#  define ECS__THREADS 0
+#  define ECS__ATOMIC(T) T
+#  define ecs__load(p)       (*(p))
+#  define ecs__load_relaxed(p) (*(p))
+#  define ecs__store(p, v)   (*(p) = (v))
+#  define ecs__add_fetch(p, v) (*(p) += (v))
+#  define ecs__sub_fetch(p, v) (*(p) -= (v))
+#  define ecs__load_sc(p)    (*(p))
+#  define ecs__store_sc(p, v) (*(p) = (v))
+#endif
+
+/* CPU hint inside spin loops: lets the sibling hyperthread run. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#  define ECS__PAUSE() __builtin_ia32_pause()
+#elif defined(__GNUC__) && defined(__aarch64__)
+#  define ECS__PAUSE() __asm__ __volatile__("yield")
+#else
+#  define ECS__PAUSE() ((void)0)
+#endif
+
+/* Valgrind's helgrind sees mutexes but not the atomics that hand data from
+   one system to the next; ECS_VALGRIND annotates those hand-offs. */
+#ifdef ECS_VALGRIND
+#  include <valgrind/helgrind.h>
+#  define ECS__HAPPENS_BEFORE(a) ANNOTATE_HAPPENS_BEFORE(a)
+#  define ECS__HAPPENS_AFTER(a)  ANNOTATE_HAPPENS_AFTER(a)
+#else
+#  define ECS__HAPPENS_BEFORE(a) ((void)0)
+#  define ECS__HAPPENS_AFTER(a)  ((void)0)
+#endif
+
+#include <time.h>
+/* Nanoseconds from a monotonic clock where the headers show one, else C11's
+   timespec_get (CLOCK_MONOTONIC is hidden under strict -std=c11). */
+static uint64_t ecs__now_ns(void) {
+    struct timespec ts;
+#if defined(CLOCK_MONOTONIC)
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if ECS__THREADS && (defined(__unix__) || defined(__APPLE__))
+#  include <unistd.h>
+#endif
+#if ECS__THREADS && defined(_WIN32)
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+#endif
+static int ecs__hardware_threads(void) {
+#if ECS__THREADS && defined(_SC_NPROCESSORS_ONLN)
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+#elif ECS__THREADS && defined(_WIN32)
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (int)si.dwNumberOfProcessors;
+#else
+    return 1;
+#endif
+}
 
 /* ---- >>platform: handles and small helpers -------------------------------- */
 #define ECS__GEN_MAX     ((uint32_t)((1u << ECS_GENERATION_BITS) - 1u))
@@ -599,6 +789,9 @@ struct ecs_commands {
 
 typedef struct ecs__system {
     char *name;              /* one allocation: the name, then the dependency names */
+    ecs_id access[3 * ECS_MAX_TERMS];    /* declared ids, for the debug access checks */
+    bool access_write[3 * ECS_MAX_TERMS];
+    int access_count;
     ecs_system_fn fn;
     void *ctx;
     ecs_term terms[ECS_MAX_TERMS];
@@ -609,6 +802,19 @@ typedef struct ecs__system {
     uint32_t flags;
     int chunk_size;
     ecs_query *query;        /* NULL for a system without terms */
+
+    /* running: written by the thread that readies, runs or completes it */
+    ecs_commands *bufs;      /* one per chunk (one for an unchunked system) */
+    uint32_t buf_count, buf_cap;
+    uint32_t chunks;         /* this frame; 0 = nothing to do */
+    uint32_t next_chunk;     /* under the queue lock */
+    ECS__ATOMIC(uint32_t) done_chunks;
+    ECS__ATOMIC(int32_t) pending;    /* predecessors still running this frame */
+    ECS__ATOMIC(uint64_t) work_ns;   /* this frame, all chunks */
+    bool ran;                /* its buffers may hold commands not yet applied */
+    uint64_t runs, timed, last_frame;
+    double last_ns, avg_ns;
+    uint32_t last_chunks;
 } ecs__system;
 
 enum { ECS__EDGE_DECLARED, ECS__EDGE_INFERRED, ECS__EDGE_INDEPENDENT };
@@ -624,6 +830,7 @@ typedef struct ecs__stage_graph {
     uint64_t *desc;          /* count rows: the systems each one reaches (local indices) */
     uint32_t *succ_at, *succ;/* the transitively reduced execution graph */
     uint32_t *preds;         /* in-degree in it */
+    uint32_t *topo;          /* a topological order of it */
     bool cyclic;
 } ecs__stage_graph;
 
@@ -645,6 +852,27 @@ typedef struct ecs__graph {
     ecs__stage_graph *stages;
     uint32_t stage_count;
 } ecs__graph;
+
+typedef struct ecs__event {  /* one trace span */
+    uint32_t system, chunk;  /* system ECS__NONE: a frame; ECS__NONE - 1: a sync point */
+    uint64_t start, end, frame;
+} ecs__event;
+
+typedef struct ecs__tctx {   /* a thread that runs systems; tctx[0] calls ecs_progress */
+    struct ecs_world *w;
+    int index;
+#if ECS__THREADS
+    ecs__thrd id;
+    ecs__start start;
+#endif
+    uint32_t current;        /* the system it runs + 1, for the access checks */
+    uint32_t *work;          /* ecs__complete's worklist */
+    ecs__event *events;
+    uint32_t event_count, event_cap;
+    char error[256];         /* its ecs_last_error while systems run */
+} ecs__tctx;
+
+enum { ECS__IDLE, ECS__SYSTEMS, ECS__SYNC };   /* world phase; structure is locked in SYSTEMS */
 
 struct ecs_world {
     void *(*realloc_fn)(void *, size_t, void *);
@@ -675,7 +903,7 @@ struct ecs_world {
     uint32_t buffer_count, buffer_cap;
     ecs_commands *defer;     /* defer mode's buffer (lazily made) */
     int defer_depth;
-    uint32_t next_serial;
+    ECS__ATOMIC(uint32_t) next_serial;
     size_t dropped;
 
     ecs__system *systems;
@@ -684,26 +912,90 @@ struct ecs_world {
     char **stages;           /* stage names */
     uint32_t stage_count, stage_cap;
     ecs__graph graph;
-    bool running;            /* inside ecs_progress */
+
+    /* >>sched state */
+    int phase;
+    ecs__tctx *tctx;         /* `threads` entries */
+    int workers;             /* worker threads started */
+#if ECS__THREADS
+    ecs__mtx park_lock;      /* idle workers sleep on park */
+    ecs__cnd park;
+    bool quit;
+    bool sync_made;
+#  ifdef ECS_VALGRIND
+    ecs__mtx qmtx;
+#  endif
+    ECS__ATOMIC(int) qlock;
+    ECS__ATOMIC(int) sleepers;
+    ECS__ATOMIC(uint32_t) queued;    /* tasks in both heaps */
+#endif
+    ECS__ATOMIC(int) hold;           /* an exclusive system waits: workers take nothing */
+    ECS__ATOMIC(int) busy;           /* workers inside a task */
+    ECS__ATOMIC(int32_t) remaining;  /* systems of the running stage not finished */
+    ECS__ATOMIC(int) failed;         /* an allocation failed while systems ran */
+    ECS__ATOMIC(uint32_t) trace_lost;
+    uint32_t *ready, ready_count, *main_ready, main_count;   /* heaps, under the queue lock */
+    double *ranks;           /* per system: queue priority */
+    uint32_t sched_systems;  /* systems the arrays above are sized for */
+    const ecs__stage_graph *stage_run;
+    float dt;
+    uint64_t frame;
+    int timing_interval;
+    bool timing, tracing;
+    uint64_t trace_origin;
+    ecs_frame_stats frame_stats;
 };
+
 
 static void *ecs__alloc(ecs_world *w, size_t n) { return w->realloc_fn(NULL, n, w->alloc_user); }
 static void *ecs__realloc(ecs_world *w, void *p, size_t n) { return w->realloc_fn(p, n, w->alloc_user); }
 static void  ecs__free(ecs_world *w, void *p) { if (p) w->realloc_fn(p, 0, w->alloc_user); }
 
+/* The context of the calling thread while systems run (tctx[0] for the
+   ecs_progress caller and any thread that is not a worker). */
+static ecs__tctx *ecs__thread_ctx(const ecs_world *w) {
+#if ECS__THREADS
+    if (w->workers) {
+        ecs__thrd self = ecs__thrd_self();
+        for (int i = 1; i <= w->workers; i++)
+            if (ecs__thrd_equal(w->tctx[i].id, self)) return &w->tctx[i];
+    }
+#endif
+    return &w->tctx[0];
+}
+/* Each worker has its own message buffer, so failing calls in parallel
+   systems never write the same memory. */
+static char *ecs__error_buf(const ecs_world *cw) {
+    ecs_world *w = (ecs_world *)cw;
+    if (w->phase != ECS__IDLE && w->tctx) {
+        ecs__tctx *tc = ecs__thread_ctx(w);
+        if (tc->index) return tc->error;
+    }
+    return w->error;
+}
+
 /* Records a failure: the result code plus one line for ecs_last_error. The
    message buffer is the only state a const call may change. */
-static ecs_result ecs__fail(const ecs_world *cw, ecs_result r, const char *fmt, ...) {
-    ecs_world *w = (ecs_world *)cw;
+static ecs_result ecs__fail(const ecs_world *w, ecs_result r, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    vsnprintf(ecs__error_buf(w), sizeof w->error, fmt, ap);
     va_end(ap);
     return r;
 }
+
 #define ECS__OOM(w, fn) ecs__fail((w), ECS_ERR_NOMEM, "%s: out of memory", (fn))
 
-ECS_API const char *ecs_last_error(const ecs_world *w) { return w ? w->error : "world is NULL"; }
+ECS_API const char *ecs_last_error(const ecs_world *w) { return w ? ecs__error_buf(w) : "world is NULL"; }
+
+/* Calls that change what other threads read (ids, queries, buffers, the
+   graph) and structural changes are refused while systems run. */
+static ecs_result ecs__check_idle(const ecs_world *w, const char *fn, bool structural) {
+    if (w->phase == ECS__SYSTEMS || (!structural && w->phase != ECS__IDLE))
+        return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run%s", fn,
+                         structural ? "; record it in it->commands" : "");
+    return ECS_OK;
+}
 
 ECS_API const char *ecs_result_str(ecs_result r) {
     switch (r) {
@@ -741,7 +1033,7 @@ static ecs_id ecs__id_find(const ecs_world *w, const char *name) {
 
 static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size_t size,
                             size_t align, bool resource, const void *init) {
-    if (!w) return 0;
+    if (!w || ecs__check_idle(w, fn, false)) return 0;
     if (!name || !*name) { ecs__fail(w, ECS_ERR_ARG, "%s: name is NULL or empty", fn); return 0; }
     if (size > INT32_MAX) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is too large", fn, name); return 0; }
     if (resource && size == 0) {
@@ -809,13 +1101,15 @@ ECS_API size_t ecs_id_size(const ecs_world *w, ecs_id id) {
 }
 ECS_API ecs_id ecs_id_count(const ecs_world *w) { return w ? w->id_count : 0; }
 
+static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write);
+
 ECS_API void *ecs_resource_get(ecs_world *w, ecs_id id) {
     if (!w) return NULL;
     if (!ecs__id_valid(w, id) || !w->ids[id].resource) {
         ecs__fail(w, ECS_ERR_ARG, "ecs_resource_get: id %u is not a resource", (unsigned)id);
         return NULL;
     }
-    return w->ids[id].data;
+    return ecs__access_ok(w, "ecs_resource_get", id, false) ? w->ids[id].data : NULL;
 }
 
 /* ---- >>entity: the entity index ------------------------------------------- */
@@ -1050,16 +1344,22 @@ static ecs__table *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id id, boo
     return dst;
 }
 
+/* A structural change is refused while systems run, or when it would touch
+   a table a query is iterating. */
 static ecs_result ecs__busy(ecs_world *w, const char *fn) {
+    if (w->phase == ECS__SYSTEMS) return ecs__check_idle(w, fn, true);
     return ecs__fail(w, ECS_ERR_BUSY, "%s: a query is iterating the entity's table; wrap the "
                      "loop in ecs_defer_begin/ecs_defer_end to change structure while iterating", fn);
+}
+static bool ecs__locked(const ecs_world *w, const ecs__table *t) {
+    return t->lock || w->phase == ECS__SYSTEMS;
 }
 
 /* ---- immediate structural operations (arguments already checked) ---- */
 /* Puts the entity of taken slot i into the empty-set table. */
 static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
     ecs__table *root = w->tables[0];
-    if (root->lock) return ecs__busy(w, fn);
+    if (ecs__locked(w, root)) return ecs__busy(w, fn);
     if (!ecs__table_reserve(w, root, (size_t)root->count + 1)) return ECS__OOM(w, fn);
     ecs__record *r = &w->records[i];
     r->table = 0;
@@ -1083,7 +1383,7 @@ static ecs_entity ecs__create(ecs_world *w, const char *fn) {
 static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
     ecs__record *r = &w->records[ecs__index(e)];
     ecs__table *t = w->tables[r->table];
-    if (t->lock) return ecs__busy(w, fn);
+    if (ecs__locked(w, t)) return ecs__busy(w, fn);
     ecs__row_delete(w, t, r->row);
     ecs__slot_release(w, ecs__index(e));
     w->alive--;
@@ -1101,10 +1401,10 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         if (value && cell) memcpy(cell, value, w->ids[id].size);
         return ECS_OK;
     }
-    if (src->lock) return ecs__busy(w, fn);
+    if (ecs__locked(w, src)) return ecs__busy(w, fn);
     ecs__table *dst = ecs__table_step(w, src, id, false);
     if (!dst) return ECS__OOM(w, fn);
-    if (dst->lock) return ecs__busy(w, fn);
+    if (ecs__locked(w, dst)) return ecs__busy(w, fn);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     uint32_t row = ecs__row_move(w, r, dst);
     unsigned char *cell = ecs__table_cell(dst, ecs__table_find_id(dst, id), row);
@@ -1116,10 +1416,10 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     ecs__record *r = &w->records[ecs__index(e)];
     ecs__table *src = w->tables[r->table];
     if (ecs__table_find_id(src, id) < 0) return ECS_OK;
-    if (src->lock) return ecs__busy(w, fn);
+    if (ecs__locked(w, src)) return ecs__busy(w, fn);
     ecs__table *dst = ecs__table_step(w, src, id, true);
     if (!dst) return ECS__OOM(w, fn);
-    if (dst->lock) return ecs__busy(w, fn);
+    if (ecs__locked(w, dst)) return ecs__busy(w, fn);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     ecs__row_move(w, r, dst);
     return ECS_OK;
@@ -1158,7 +1458,7 @@ static ecs_result ecs__terms_check(const ecs_world *w, const char *fn, const ecs
 }
 
 ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
-    if (!w) return NULL;
+    if (!w || ecs__check_idle(w, "ecs_query_new", false)) return NULL;
     if (!desc) { ecs__fail(w, ECS_ERR_ARG, "ecs_query_new: desc is NULL"); return NULL; }
     int n = 0;
     if (ecs__terms_check(w, "ecs_query_new", desc->terms, &n)) return NULL;
@@ -1189,7 +1489,7 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
 }
 
 ECS_API void ecs_query_free(ecs_query *q) {
-    if (!q) return;
+    if (!q || ecs__check_idle(q->world, "ecs_query_free", false)) return;
     ecs_world *w = q->world;
     ecs_query *last = w->queries[--w->query_count];
     w->queries[q->slot] = last;
@@ -1223,8 +1523,10 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
         const ecs__match *m = &q->matches[it->priv.cursor++];
         ecs__table *t = m->table;
         if (!t->count) continue;
-        t->lock++;
-        it->priv.table = t;
+        if (it->world->phase != ECS__SYSTEMS) {   /* nothing can change structure while systems run */
+            t->lock++;
+            it->priv.table = t;
+        }
         it->count = (int)t->count;
         it->entities = t->entities;
         for (int i = 0; i < q->term_count; i++)
@@ -1254,9 +1556,8 @@ ECS_API size_t ecs_query_count(ecs_world *w, ecs_query *q) {
 }
 
 /* ---- >>commands: deferred structural changes ------------------------------ */
-static uint32_t ecs__serial_next(ecs_world *w) {
-    w->next_serial = w->next_serial >= 0x7fffffffu ? 1 : w->next_serial + 1;
-    return w->next_serial;
+static uint32_t ecs__serial_next(ecs_world *w) {   /* 1 .. 2^31 - 1; any thread */
+    return ecs__add_fetch(&w->next_serial, 1) % 0x7fffffffu + 1;
 }
 static bool ecs__is_pending_of(const ecs_commands *c, ecs_entity e) {
     return (e & ECS__PENDING) && (uint32_t)((e >> 32) & 0x7fffffffu) == c->serial &&
@@ -1272,10 +1573,13 @@ static ecs_commands *ecs__commands_new(ecs_world *w) {
     c->slot = ECS__NONE;
     return c;
 }
-static void ecs__commands_free(ecs_world *w, ecs_commands *c) {
+static void ecs__commands_fini(ecs_world *w, ecs_commands *c) {
     ecs__free(w, c->cmds);
     ecs__free(w, c->data);
     ecs__free(w, c->created);
+}
+static void ecs__commands_free(ecs_world *w, ecs_commands *c) {
+    ecs__commands_fini(w, c);
     ecs__free(w, c);
 }
 static void ecs__commands_clear(ecs_commands *c) {
@@ -1352,7 +1656,7 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
         }
         if (cmd->op == ECS__CMD_CREATE) {
             ecs_entity made = ecs__create(w, fn);
-            if (!made) return w->tables[0]->lock ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
+            if (!made) return ecs__locked(w, w->tables[0]) ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
             c->created[ecs__index(e)] = made;
             continue;
         }
@@ -1371,7 +1675,7 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
 }
 
 ECS_API ecs_commands *ecs_commands_new(ecs_world *w) {
-    if (!w) return NULL;
+    if (!w || ecs__check_idle(w, "ecs_commands_new", false)) return NULL;
     ecs_commands *c = NULL;
     if (!ECS__RESERVE(w, w->buffers, w->buffer_cap, (size_t)w->buffer_count + 1) ||
         !(c = ecs__commands_new(w))) {
@@ -1383,7 +1687,8 @@ ECS_API ecs_commands *ecs_commands_new(ecs_world *w) {
     return c;
 }
 ECS_API void ecs_commands_free(ecs_commands *c) {
-    if (!c || c->slot == ECS__NONE) return;   /* the defer buffer belongs to the world */
+    if (!c || c->slot == ECS__NONE) return;   /* the world's own buffers */
+    if (ecs__check_idle(c->world, "ecs_commands_free", false)) return;
     ecs_world *w = c->world;
     ecs_commands *last = w->buffers[--w->buffer_count];
     w->buffers[c->slot] = last;
@@ -1396,12 +1701,14 @@ ECS_API ecs_result ecs_commands_apply(ecs_world *w, ecs_commands *c) {
         return ecs__fail(w, ECS_ERR_ARG, "ecs_commands_apply: the buffer is NULL or of another world");
     if (w->defer_depth)
         return ecs__fail(w, ECS_ERR_BUSY, "ecs_commands_apply: not allowed in defer mode");
+    if (w->phase == ECS__SYSTEMS) return ecs__check_idle(w, "ecs_commands_apply", true);
     return ecs__commands_apply(w, c);
 }
 ECS_API size_t ecs_commands_dropped(const ecs_world *w) { return w ? w->dropped : 0; }
 
 ECS_API ecs_result ecs_defer_begin(ecs_world *w) {
     if (!w) return ECS_ERR_ARG;
+    if (w->phase == ECS__SYSTEMS) return ecs__check_idle(w, "ecs_defer_begin", true);
     if (!w->defer && !(w->defer = ecs__commands_new(w))) return ECS__OOM(w, "ecs_defer_begin");
     w->defer_depth++;
     return ECS_OK;
@@ -1489,10 +1796,11 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         w->scratch[j] = ids[i];
         m++;
     }
+    if (w->phase == ECS__SYSTEMS) return ecs__busy(w, fn);
     ecs__table *t = ecs__table_find(w, w->scratch, m);
     if (!t && !(t = ecs__table_new(w, w->scratch, m))) return ECS__OOM(w, fn);
     if (n == 0) return ECS_OK;
-    if (t->lock) return ecs__busy(w, fn);
+    if (ecs__locked(w, t)) return ecs__busy(w, fn);
     if (!ecs__slots_reserve(w, n) || !ecs__table_reserve(w, t, (size_t)t->count + n))
         return ECS__OOM(w, fn);
     uint32_t first = t->count;
@@ -1558,18 +1866,42 @@ ECS_API bool ecs_has(const ecs_world *w, ecs_entity e, ecs_id id) {
     return ecs__table_find_id(w->tables[r->table], id) >= 0;
 }
 
-static void *ecs__get(const ecs_world *w, const char *fn, ecs_entity e, ecs_id id) {
-    if (!w || ecs__check_alive(w, fn, e) || ecs__check_component(w, fn, id)) return NULL;
+#ifndef NDEBUG
+/* Debug builds: inside a system, only what it declared (writes for _mut). */
+static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write) {
+    if (w->phase == ECS__IDLE) return true;
+    const ecs__tctx *tc = ecs__thread_ctx(w);
+    if (!tc->current) return true;
+    const ecs__system *s = &w->systems[tc->current - 1];
+    if (s->flags & ECS_SYSTEM_EXCLUSIVE) return true;
+    for (int i = 0; i < s->access_count; i++)
+        if (s->access[i] == id && (!write || s->access_write[i])) return true;
+    ecs__fail(w, ECS_ERR_ARG, "%s: system \"%s\" did not declare %s access to \"%s\"; add it to "
+              "its terms, reads or writes", fn, s->name, write ? "write" : "read", w->ids[id].name);
+    return false;
+}
+#else
+static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write) {
+    (void)w; (void)fn; (void)id; (void)write;
+    return true;
+}
+#endif
+
+static void *ecs__get(const ecs_world *w, const char *fn, ecs_entity e, ecs_id id, bool write) {
+    if (!w || ecs__check_alive(w, fn, e) || ecs__check_component(w, fn, id) ||
+        !ecs__access_ok(w, fn, id, write))
+        return NULL;
+
     const ecs__record *r = &w->records[ecs__index(e)];
     const ecs__table *t = w->tables[r->table];
     int32_t at = ecs__table_find_id(t, id);
     return at < 0 ? NULL : ecs__table_cell(t, at, r->row);
 }
 ECS_API const void *ecs_get(const ecs_world *w, ecs_entity e, ecs_id id) {
-    return ecs__get(w, "ecs_get", e, id);
+    return ecs__get(w, "ecs_get", e, id, false);
 }
 ECS_API void *ecs_get_mut(ecs_world *w, ecs_entity e, ecs_id id) {
-    return ecs__get(w, "ecs_get_mut", e, id);
+    return ecs__get(w, "ecs_get_mut", e, id, true);
 }
 
 ECS_API size_t ecs_count(const ecs_world *w) { return w ? w->alive : 0; }
@@ -1603,7 +1935,7 @@ static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
 ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     static const char fn[] = "ecs_system_add";
     if (!w) return 0;
-    if (w->running) { ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run", fn); return 0; }
+    if (ecs__check_idle(w, fn, false)) return 0;
     if (!d) { ecs__fail(w, ECS_ERR_ARG, "%s: desc is NULL", fn); return 0; }
     if (!d->name || !*d->name) { ecs__fail(w, ECS_ERR_ARG, "%s: name is NULL or empty", fn); return 0; }
     if (!d->fn) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has no callback (fn)", fn, d->name); return 0; }
@@ -1669,6 +2001,17 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     s->flags = d->flags;
     s->chunk_size = d->chunk_size;
     s->query = q;
+    for (int part = 0; part < 3; part++)   /* what it declared, merged: NOT terms access nothing */
+        for (int at = 0; at < ECS_MAX_TERMS; at++) {
+            ecs_id id = part == 0 ? (at < terms ? d->terms[at].id : 0) : part == 1 ? d->reads[at] : d->writes[at];
+            if (!id) break;
+            if (part == 0 && d->terms[at].oper == ECS_NOT) continue;
+            bool write = part == 2 || (part == 0 && (d->terms[at].access & ECS_WRITE));
+            int i = 0;
+            while (i < s->access_count && s->access[i] != id) i++;
+            if (i == s->access_count) { s->access[s->access_count++] = id; s->access_write[i] = false; }
+            s->access_write[i] |= write;
+        }
     ecs__map_put(&w->system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->system_count);
     w->graph.built = false;
     return ++w->system_count;
@@ -1684,7 +2027,7 @@ ECS_API uint32_t ecs_system_count(const ecs_world *w) { return w ? w->system_cou
 
 ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
     if (!w) return 0;
-    if (w->running) { ecs__fail(w, ECS_ERR_BUSY, "ecs_stage_add: not allowed while systems run"); return 0; }
+    if (ecs__check_idle(w, "ecs_stage_add", false)) return 0;
     char buf[32];
     if (!name || !*name) { snprintf(buf, sizeof buf, "stage %u", (unsigned)w->stage_count); name = buf; }
     size_t len = strlen(name) + 1;
@@ -1874,7 +2217,8 @@ static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj,
     sg->succ_at = (uint32_t *)ecs__alloc(w, ((size_t)m + 1) * sizeof(uint32_t));
     sg->succ = (uint32_t *)ecs__alloc(w, ((size_t)at[m] + 1) * sizeof(uint32_t));
     sg->preds = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
-    if (!buf || !row || !sg->succ_at || !sg->succ || !sg->preds) return false;
+    sg->topo = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
+    if (!buf || !row || !sg->succ_at || !sg->succ || !sg->preds || !sg->topo) return false;
     memset(sg->preds, 0, (size_t)m * sizeof(uint32_t));
     for (uint32_t v = 0; v < m; v++) {
         uint32_t count = 0;
@@ -1892,6 +2236,12 @@ static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj,
         }
     }
     sg->succ_at[m] = n;
+    /* a topological order: sorted by key, a system precedes all it reaches */
+    uint64_t *keys = (uint64_t *)ecs__tmp(b, m, sizeof *keys);
+    if (!keys) return false;
+    for (uint32_t v = 0; v < m; v++) keys[v] = (uint64_t)key[v] << 32 | v;
+    ecs__sort_u64(keys, m);
+    for (uint32_t v = 0; v < m; v++) sg->topo[v] = (uint32_t)keys[v];
     return true;
 }
 
@@ -2164,7 +2514,8 @@ static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
         if (hit[k].id && (!found || hit[k].id < p->id)) {
             p->id = hit[k].id; p->write_write = hit[k].how == 0; found = true;
         }
-    if (!found) p->write_write = true;
+    for (uint32_t k = 0; !found && k < n; k++)   /* only exclusivity: both exclusive? */
+        if (!hit[k].id) p->write_write = hit[k].how == 0;
     bool ok;
     if (n == 1 && hit[0].id) {
         const char *idn = w->ids[hit[0].id].name;
@@ -2243,11 +2594,9 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         ecs__access *list = b.acc + total;
         uint32_t n = 0;
         list[n].id = 0; list[n++].write = (s->flags & ECS_SYSTEM_EXCLUSIVE) != 0;
-        for (int k = 0; k < 3 * ECS_MAX_TERMS; k++) {
-            int part = k / ECS_MAX_TERMS, at = k % ECS_MAX_TERMS;
-            ecs_id id = part == 0 ? s->terms[at].id : part == 1 ? s->reads[at] : s->writes[at];
-            if (!id || (part == 0 && (at >= s->term_count || s->terms[at].oper == ECS_NOT))) continue;
-            bool write = part == 2 || (part == 0 && (s->terms[at].access & ECS_WRITE));
+        for (int k = 0; k < s->access_count; k++) {
+            ecs_id id = s->access[k];
+            bool write = s->access_write[k];
             if (compact[id] == ECS__NONE) { compact[id] = ids; b.id_of[ids++] = id; }
             uint32_t x = compact[id], p = n;   /* insertion keeps the list sorted, merged */
             while (p > 0 && list[p - 1].id > x) p--;
@@ -2364,6 +2713,7 @@ static void ecs__graph_reset(ecs_world *w) {
         ecs__free(w, g->stages[s].succ_at);
         ecs__free(w, g->stages[s].succ);
         ecs__free(w, g->stages[s].preds);
+        ecs__free(w, g->stages[s].topo);
     }
     ecs__free(w, g->stages);
     ecs__free(w, g->order);
@@ -2398,7 +2748,8 @@ static bool ecs__graph_make(ecs_world *w) {
     g->stages = (ecs__stage_graph *)ecs__alloc(w, (size_t)w->stage_count * sizeof *g->stages);
     g->order = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     g->local = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
-    uint32_t *compact = (uint32_t *)ecs__alloc(w, ((size_t)w->id_count + 1) * sizeof(uint32_t));
+    size_t scratch = (w->id_count > w->stage_count ? w->id_count : w->stage_count) + (size_t)1;
+    uint32_t *compact = (uint32_t *)ecs__alloc(w, scratch * sizeof(uint32_t));
     bool ok = false;
     if (!g->stages || !g->order || !g->local || !compact) { if (!g->stages) g->stage_count = 0; goto done; }
     memset(g->stages, 0, (size_t)w->stage_count * sizeof *g->stages);
@@ -2409,7 +2760,7 @@ static bool ecs__graph_make(ecs_world *w) {
         g->stages[st].first = g->stages[st - 1].first + g->stages[st - 1].count;
     for (uint32_t st = 0; st < w->stage_count; st++) g->stages[st].words = 0;
     {
-        uint32_t *fill = compact;   /* borrowed as per-stage counters, reset below */
+        uint32_t *fill = compact;   /* borrowed as per-stage counters (it has room for them) */
         for (uint32_t st = 0; st < w->stage_count; st++) fill[st] = 0;
         for (uint32_t s = 0; s < n; s++) {
             ecs__stage_graph *sg = &g->stages[w->systems[s].stage];
@@ -2503,7 +2854,7 @@ static ecs_result ecs__graph_build(ecs_world *w) {
 ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out) {
     if (out) { out->count = 0; out->problems = NULL; }
     if (!w) return ECS_ERR_ARG;
-    if (w->running) return ecs__fail(w, ECS_ERR_BUSY, "ecs_validate: not allowed while systems run");
+    if (ecs__check_idle(w, "ecs_validate", false)) return ECS_ERR_BUSY;
     ecs_result r = ecs__graph_build(w);
     if (out && r != ECS_ERR_NOMEM) {
         out->count = (int)w->graph.problem_count;
@@ -2520,7 +2871,7 @@ ECS_API void ecs_report_print(const ecs_report *r, FILE *out) {
 }
 
 ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b) {
-    if (!w || a == b || !a || !b || a > w->system_count || b > w->system_count) return false;
+    if (!w || w->phase != ECS__IDLE || a == b || !a || !b || a > w->system_count || b > w->system_count) return false;
     const ecs__system *sa = &w->systems[a - 1], *sb = &w->systems[b - 1];
     if (sa->stage != sb->stage) return sa->stage < sb->stage;
     if (ecs__graph_build(w) == ECS_ERR_NOMEM) return false;
@@ -2542,6 +2893,7 @@ static void ecs__dot_string(FILE *out, const char *s) {
 ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
     if (!w) return ECS_ERR_ARG;
     if (!out) return ecs__fail(w, ECS_ERR_ARG, "ecs_write_dot: out is NULL");
+    if (ecs__check_idle(w, "ecs_write_dot", false)) return ECS_ERR_BUSY;
     if (ecs__graph_build(w) == ECS_ERR_NOMEM) return ECS_ERR_NOMEM;
     const ecs__graph *g = &w->graph;
     fprintf(out, "digraph ecs {\n  rankdir=LR;\n  compound=true;\n"
@@ -2583,9 +2935,756 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
     return ferror(out) ? ecs__fail(w, ECS_ERR_ARG, "ecs_write_dot: writing failed") : ECS_OK;
 }
 
+/* ---- >>sched: running the graph ------------------------------------------ */
+/* Seeds 001-004. Each stage runs its transitively reduced graph: a system
+   starts when its last predecessor finishes (a dependency counter per system,
+   no barrier inside a stage); the ready queue is ordered by the longest path
+   left to the end of the stage, weighted by measured durations (critical path
+   first), ties by registration. A chunked system stays at the top of the queue
+   until every chunk is claimed. MAIN_THREAD and EXCLUSIVE systems wait in a
+   second queue only thread 0 reads. Commands go to one buffer per (system,
+   chunk) and are applied at sync points in registration and chunk order, so
+   the result never depends on the thread count. A stage whose measured work
+   is too small to pay for waking a sleeping worker runs inline on thread 0. */
+
+#ifndef ECS_SPIN_NS          /* how long an idle worker spins before it sleeps */
+#  define ECS_SPIN_NS 50000
+#endif
+#ifndef ECS_PARALLEL_MIN_NS  /* a stage with less measured work runs on thread 0 */
+#  define ECS_PARALLEL_MIN_NS 50000
+#endif
+#define ECS__MAX_THREADS 256
+
+/* Ready heap of system indices: higher key first, lower index on ties. */
+static bool ecs__heap_above(const double *key, uint32_t a, uint32_t b) {
+    return key[a] > key[b] || (key[a] == key[b] && a < b);
+}
+static void ecs__heap_push(uint32_t *h, uint32_t *n, uint32_t v, const double *key) {
+    uint32_t i = (*n)++;
+    for (; i > 0 && ecs__heap_above(key, v, h[(i - 1) / 2]); i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+    h[i] = v;
+}
+static uint32_t ecs__heap_pop(uint32_t *h, uint32_t *n, const double *key) {
+    uint32_t top = h[0], v = h[--(*n)], i = 0;
+    for (uint32_t c; (c = 2 * i + 1) < *n; i = c) {
+        if (c + 1 < *n && ecs__heap_above(key, h[c + 1], h[c])) c++;
+        if (!ecs__heap_above(key, h[c], v)) break;
+        h[i] = h[c];
+    }
+    if (*n) h[i] = v;
+    return top;
+}
+
+static bool ecs__on_main(const ecs__system *s) {
+    return (s->flags & (ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) != 0;
+}
+
+/* Counts what a ready system has to do this frame and gives it a command
+   buffer per chunk. False when there is nothing to do: no matching rows
+   (or no buffers: then the frame reports ECS_ERR_NOMEM). */
+static bool ecs__prepare(ecs_world *w, ecs__system *s) {
+    uint32_t chunks = 1;
+    if (s->query) {
+        const ecs_query *q = s->query;
+        uint64_t n = 0;
+        for (uint32_t i = 0; i < q->match_count; i++) {
+            uint32_t rows = q->matches[i].table->count;
+            if (!rows) continue;
+            n += s->chunk_size > 0 ? (rows + (uint32_t)s->chunk_size - 1) / (uint32_t)s->chunk_size : 1;
+        }
+        chunks = s->chunk_size > 0 ? (uint32_t)(n < UINT32_MAX ? n : UINT32_MAX - 1) : n > 0;
+    }
+    s->chunks = chunks;
+    s->next_chunk = 0;
+    ecs__store(&s->done_chunks, 0);
+    if (!chunks) return false;
+    if (chunks > s->buf_count) {
+        uint32_t old = s->buf_cap;
+        if (!ECS__RESERVE(w, s->bufs, s->buf_cap, chunks)) {
+            ecs__store(&w->failed, 1);
+            s->chunks = 0;
+            return false;
+        }
+        memset(s->bufs + old, 0, (size_t)(s->buf_cap - old) * sizeof *s->bufs);
+        for (uint32_t b = s->buf_count; b < chunks; b++) {
+            s->bufs[b].world = w;
+            s->bufs[b].slot = ECS__NONE;
+            s->bufs[b].serial = ecs__serial_next(w);
+        }
+        s->buf_count = chunks;
+    }
+    s->ran = true;
+    s->runs++;
+    s->last_frame = w->frame;
+    return true;
+}
+
+/* Calls s on rows [row, row + n) of the table m matches. */
+static void ecs__call(ecs__system *s, const ecs__match *m, uint32_t row, uint32_t n, ecs_iter *it) {
+    const ecs__table *t = m->table;
+    it->count = (int)n;
+    it->entities = t->entities + row;
+    for (int i = 0; i < s->term_count; i++) {
+        int c = m->column[i];
+        it->priv.fields[i] = c < 0 ? NULL : t->columns[c].data + (size_t)row * t->columns[c].size;
+    }
+    s->fn(it);
+}
+
+static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_t chunk,
+                           uint64_t start, uint64_t end) {
+    if (tc->event_count == tc->event_cap &&
+        !ECS__RESERVE(w, tc->events, tc->event_cap, (size_t)tc->event_count + 1)) {
+        (void)ecs__add_fetch(&w->trace_lost, 1);
+        return;
+    }
+    ecs__event *e = &tc->events[tc->event_count++];
+    e->system = system; e->chunk = chunk; e->start = start; e->end = end; e->frame = w->frame;
+}
+
+/* Runs one task: a whole system, or chunk `chunk` of a chunked one. */
+static void ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk) {
+    ecs__system *s = &w->systems[si];
+    ecs_iter it;
+    memset(&it, 0, sizeof it);
+    it.world = w;
+    it.system = si + 1;
+    it.dt = w->dt;
+    it.ctx = s->ctx;
+    it.thread = tc->index;
+    it.commands = &s->bufs[chunk == ECS__NONE ? 0 : chunk];
+    uint64_t t0 = w->timing ? ecs__now_ns() : 0;
+    tc->current = si + 1;
+    if (!s->query) {
+        s->fn(&it);
+    } else if (chunk == ECS__NONE) {
+        const ecs_query *q = s->query;
+        for (uint32_t i = 0; i < q->match_count; i++)
+            if (q->matches[i].table->count) ecs__call(s, &q->matches[i], 0, q->matches[i].table->count, &it);
+    } else {   /* chunk k: tables in match order, each cut into chunk_size rows */
+        const ecs_query *q = s->query;
+        uint32_t k = chunk, size = (uint32_t)s->chunk_size;
+        for (uint32_t i = 0; i < q->match_count; i++) {
+            uint32_t rows = q->matches[i].table->count, n = (rows + size - 1) / size;
+            if (k >= n) { k -= n; continue; }
+            uint32_t row = k * size;
+            ecs__call(s, &q->matches[i], row, rows - row < size ? rows - row : size, &it);
+            break;
+        }
+    }
+    tc->current = 0;
+    if (w->timing) {
+        uint64_t t1 = ecs__now_ns();
+        (void)ecs__add_fetch(&s->work_ns, t1 - t0);
+        if (w->tracing) ecs__trace_add(w, tc, si, chunk, t0, t1);
+    }
+}
+
+/* ---- the queue lock: a spinlock (critical sections are a few heap
+   operations), or a mutex under ECS_VALGRIND so helgrind can see it */
+#if ECS__THREADS
+static void ecs__qlock(ecs_world *w) {
+#  ifdef ECS_VALGRIND
+    ecs__mtx_lock(&w->qmtx);
+#  else
+    while (atomic_exchange_explicit(&w->qlock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&w->qlock, memory_order_relaxed)) ECS__PAUSE();
+#  endif
+}
+static void ecs__qunlock(ecs_world *w) {
+#  ifdef ECS_VALGRIND
+    ecs__mtx_unlock(&w->qmtx);
+#  else
+    atomic_store_explicit(&w->qlock, 0, memory_order_release);
+#  endif
+}
+static void ecs__wake(ecs_world *w) {
+    if (!atomic_load(&w->sleepers)) return;
+    ecs__mtx_lock(&w->park_lock);
+    ecs__cnd_broadcast(&w->park);
+    ecs__mtx_unlock(&w->park_lock);
+}
+
+static void ecs__push_ready(ecs_world *w, uint32_t si) {
+    ecs__qlock(w);
+    if (ecs__on_main(&w->systems[si])) ecs__heap_push(w->main_ready, &w->main_count, si, w->ranks);
+    else ecs__heap_push(w->ready, &w->ready_count, si, w->ranks);
+#if ECS__THREADS
+    atomic_fetch_add(&w->queued, 1);   /* seq_cst: pairs with a parking worker's check */
+#endif
+    ecs__qunlock(w);
+}
+
+/* A finished system releases its successors; those with nothing to do finish
+   at once, through a worklist rather than recursion. */
+static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
+    const ecs__stage_graph *sg = w->stage_run;
+    const uint32_t *order = w->graph.order + sg->first;
+    uint32_t n = 0;
+    bool pushed = false;
+    tc->work[n++] = si;
+    while (n) {
+        uint32_t v = tc->work[--n], local = w->graph.local[v];
+        for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
+            uint32_t u = order[sg->succ[e]];
+            ecs__system *su = &w->systems[u];
+            ECS__HAPPENS_BEFORE(&su->pending);
+            if (ecs__sub_fetch(&su->pending, 1)) continue;
+            ECS__HAPPENS_AFTER(&su->pending);
+            if (ecs__prepare(w, su)) { ecs__push_ready(w, u); pushed = true; }
+            else tc->work[n++] = u;
+        }
+        ECS__HAPPENS_BEFORE(&w->remaining);
+        (void)ecs__sub_fetch(&w->remaining, 1);
+    }
+    if (pushed) ecs__wake(w);
+}
+
+typedef struct ecs__task { uint32_t system, chunk; } ecs__task;
+
+/* Takes the best task this thread may run. A worker counts itself busy
+   before it lets go of the lock, so an exclusive system that holds the
+   queue can wait for the busy count to drain. */
+static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
+    if (!ecs__load_sc(&w->queued)) return false;
+    bool got = false;
+    ecs__qlock(w);
+    if (thread == 0 && w->main_count) {
+        t->system = ecs__heap_pop(w->main_ready, &w->main_count, w->ranks);
+        t->chunk = ECS__NONE;
+        got = true;
+    } else if (w->ready_count && !(thread && ecs__load_relaxed(&w->hold))) {
+        ecs__system *s = &w->systems[w->ready[0]];
+        t->system = w->ready[0];
+        t->chunk = s->chunk_size > 0 ? s->next_chunk++ : ECS__NONE;
+        if (t->chunk == ECS__NONE || s->next_chunk == s->chunks)
+            ecs__heap_pop(w->ready, &w->ready_count, w->ranks);
+        got = true;
+    }
+    if (got) {
+        (void)ecs__sub_fetch(&w->queued, 1);
+        if (thread) (void)ecs__add_fetch(&w->busy, 1);
+    }
+    ecs__qunlock(w);
+    return got;
+}
+
+static void ecs__task_done(ecs_world *w, ecs__tctx *tc, const ecs__task *t) {
+    if (t->chunk != ECS__NONE) {
+        ecs__system *s = &w->systems[t->system];
+        ECS__HAPPENS_BEFORE(&s->done_chunks);
+        if (ecs__add_fetch(&s->done_chunks, 1) != s->chunks) return;
+        ECS__HAPPENS_AFTER(&s->done_chunks);
+    }
+    ecs__complete(w, tc, t->system);
+}
+
+#endif   /* ECS__THREADS */
+
+static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg);
+
+/* An exclusive system runs alone on thread 0, after the commands recorded
+   so far in the stage are applied; it may change structure directly. */
+static void ecs__exclusive(ecs_world *w, uint32_t si) {
+    ecs__system *s = &w->systems[si];
+    w->phase = ECS__SYNC;
+    s->ran = false;   /* its own commands wait for the next sync point */
+    if (ecs__sync(w, w->stage_run)) ecs__store(&w->failed, 1);
+    s->ran = true;
+    ecs__run(w, &w->tctx[0], si, ECS__NONE);
+    w->phase = ECS__SYSTEMS;
+}
+
+#if ECS__THREADS
+static int ecs__worker_main(void *arg) {
+    ecs__tctx *tc = (ecs__tctx *)arg;
+    ecs_world *w = tc->w;
+    for (;;) {
+        ecs__task t;
+        if (ecs__take(w, tc->index, &t)) {
+            ecs__run(w, tc, t.system, t.chunk);
+            ecs__task_done(w, tc, &t);
+            ECS__HAPPENS_BEFORE(&w->busy);
+            (void)ecs__sub_fetch(&w->busy, 1);
+            continue;
+        }
+        /* nothing to take: spin about as long as a wake-up costs, then sleep */
+        uint64_t deadline = 0;
+        bool again = false;
+        for (uint32_t i = 1;; i++) {
+            if (ecs__load_relaxed(&w->queued) && !ecs__load_relaxed(&w->hold)) { again = true; break; }
+            if (!(i & 63)) {
+                uint64_t now = ecs__now_ns();
+                if (!deadline) deadline = now + ECS_SPIN_NS;
+                else if (now > deadline) break;
+            }
+            ECS__PAUSE();
+        }
+        if (again) continue;
+        ecs__mtx_lock(&w->park_lock);
+        atomic_fetch_add(&w->sleepers, 1);
+        while (!w->quit && (!atomic_load(&w->queued) || ecs__load(&w->hold)))
+            ecs__cnd_wait(&w->park, &w->park_lock);
+        atomic_fetch_sub(&w->sleepers, 1);
+        bool quit = w->quit;
+        ecs__mtx_unlock(&w->park_lock);
+        if (quit) return 0;
+    }
+}
+#endif
+
+/* ---- running one stage ---- */
+static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
+    const uint32_t *order = w->graph.order + sg->first;
+    ecs__tctx *tc = &w->tctx[0];
+    for (uint32_t k = 0; k < sg->count; k++) {
+        uint32_t si = order[sg->topo[k]];
+        ecs__system *s = &w->systems[si];
+        if (!ecs__prepare(w, s)) continue;
+        if (s->flags & ECS_SYSTEM_EXCLUSIVE) ecs__exclusive(w, si);
+        else if (s->chunk_size > 0) {
+            for (uint32_t c = 0; c < s->chunks; c++) ecs__run(w, tc, si, c);
+        } else {
+            ecs__run(w, tc, si, ECS__NONE);
+        }
+    }
+}
+
+#if ECS__THREADS
+static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
+    const uint32_t *order = w->graph.order + sg->first;
+    ecs__tctx *tc = &w->tctx[0];
+    w->ready_count = w->main_count = 0;
+    ecs__store(&w->hold, 0);
+    ecs__store(&w->remaining, (int32_t)sg->count);
+    for (uint32_t k = 0; k < sg->count; k++) ecs__store(&w->systems[order[k]].pending, (int32_t)sg->preds[k]);
+    bool pushed = false;
+    for (uint32_t k = 0; k < sg->count; k++) {
+        if (sg->preds[k]) continue;
+        if (ecs__prepare(w, &w->systems[order[k]])) { ecs__push_ready(w, order[k]); pushed = true; }
+        else ecs__complete(w, tc, order[k]);
+    }
+    if (pushed) ecs__wake(w);
+    for (;;) {
+        ecs__task t;
+        if (ecs__take(w, 0, &t)) {
+            if (w->systems[t.system].flags & ECS_SYSTEM_EXCLUSIVE) {
+                ecs__qlock(w);   /* hold the queue and let running tasks drain */
+                ecs__store(&w->hold, 1);
+                ecs__qunlock(w);
+                while (ecs__load(&w->busy)) ECS__PAUSE();
+                ECS__HAPPENS_AFTER(&w->busy);
+                ecs__exclusive(w, t.system);
+                ecs__store(&w->hold, 0);
+                ecs__complete(w, tc, t.system);
+                ecs__wake(w);
+            } else {
+                ecs__run(w, tc, t.system, t.chunk);
+                ecs__task_done(w, tc, &t);
+            }
+            continue;
+        }
+        if (!ecs__load(&w->remaining)) break;
+        ECS__PAUSE();
+    }
+    ECS__HAPPENS_AFTER(&w->remaining);
+}
+#endif
+
+/* Applies the command buffers of the systems that ran, in registration and
+   chunk order: the sync point. A failure keeps the rest for the next one. */
+static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
+    uint64_t t0 = w->tracing ? ecs__now_ns() : 0;
+    const uint32_t *order = w->graph.order + sg->first;
+    ecs_result r = ECS_OK;
+    for (uint32_t k = 0; k < sg->count && !r; k++) {
+        ecs__system *s = &w->systems[order[k]];
+        if (!s->ran) continue;
+        for (uint32_t b = 0; b < s->buf_count && !r; b++) r = ecs__commands_apply(w, &s->bufs[b]);
+        if (!r) s->ran = false;
+    }
+    if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__NONE - 1, ECS__NONE, t0, ecs__now_ns());
+    return r;
+}
+
+/* Longest path to the end of each stage, weighted by the measured average
+   duration (a chunked system's split over the threads): the queue priority. */
+static void ecs__ranks_update(ecs_world *w) {
+    const ecs__graph *g = &w->graph;
+    for (uint32_t st = 0; st < g->stage_count; st++) {
+        const ecs__stage_graph *sg = &g->stages[st];
+        const uint32_t *order = g->order + sg->first;
+        for (uint32_t k = sg->count; k-- > 0;) {
+            uint32_t local = sg->topo[k], si = order[local];
+            const ecs__system *s = &w->systems[si];
+            double d = s->avg_ns > 0 ? s->avg_ns : 1000.0, best = 0;
+            if (s->chunk_size > 0) d /= (double)(s->last_chunks < (uint32_t)w->threads ? (s->last_chunks ? s->last_chunks : 1) : (uint32_t)w->threads);
+            for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++)
+                if (w->ranks[order[sg->succ[e]]] > best) best = w->ranks[order[sg->succ[e]]];
+            w->ranks[si] = d + best;
+        }
+    }
+}
+
+/* Scheduler arrays sized to the registered systems (made on thread 0
+   before any worker can look at them). */
+static bool ecs__sched_prepare(ecs_world *w) {
+    if (w->sched_systems == w->system_count && w->ranks) return true;
+    size_t n = w->system_count ? w->system_count : 1;
+    uint32_t *ready = (uint32_t *)ecs__realloc(w, w->ready, n * sizeof(uint32_t));
+    if (ready) w->ready = ready;
+    uint32_t *main_ready = (uint32_t *)ecs__realloc(w, w->main_ready, n * sizeof(uint32_t));
+    if (main_ready) w->main_ready = main_ready;
+    double *ranks = (double *)ecs__realloc(w, w->ranks, n * sizeof(double));
+    if (ranks) w->ranks = ranks;
+    if (!ready || !main_ready || !ranks) return false;
+    for (int t = 0; t < w->threads; t++) {
+        uint32_t *work = (uint32_t *)ecs__realloc(w, w->tctx[t].work, n * sizeof(uint32_t));
+        if (!work) return false;
+        w->tctx[t].work = work;
+    }
+    w->sched_systems = w->system_count;
+    ecs__ranks_update(w);
+    return true;
+}
+
+/* After a timed frame: per-system averages, ranks, and the frame's stats. */
+static void ecs__stats_update(ecs_world *w, uint64_t wall) {
+    const ecs__graph *g = &w->graph;
+    double work = 0, critical = 0;
+    for (uint32_t si = 0; si < w->system_count; si++) {
+        ecs__system *s = &w->systems[si];
+        uint64_t ns = ecs__load(&s->work_ns);
+        ecs__store(&s->work_ns, 0);
+        if (s->last_frame != w->frame) continue;   /* did not run this frame */
+        s->last_ns = (double)ns;
+        s->avg_ns = s->timed ? s->avg_ns + (s->last_ns - s->avg_ns) / 8 : s->last_ns;
+        s->timed++;
+        s->last_chunks = s->chunks;
+        work += s->last_ns;
+    }
+    ecs__ranks_update(w);
+    for (uint32_t st = 0; st < g->stage_count; st++) {   /* stages run one after another */
+        const ecs__stage_graph *sg = &g->stages[st];
+        double best = 0;
+        for (uint32_t k = 0; k < sg->count; k++) {
+            double r = w->ranks[g->order[sg->first + k]];
+            if (r > best) best = r;
+        }
+        critical += best;
+    }
+    w->frame_stats.wall_us = (double)wall / 1000;
+    w->frame_stats.work_us = work / 1000;
+    w->frame_stats.critical_path_us = critical / 1000;
+    w->frame_stats.parallelism = wall ? work / (double)wall : 0;
+    w->frame_stats.timed_frame = w->frame;
+}
+
+ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
+    if (!w) return ECS_ERR_ARG;
+    if (w->phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: called while systems run");
+    if (w->defer_depth) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: not allowed in defer mode");
+    ecs_result r = ecs__graph_build(w);
+    if (r) return r;
+    if (!ecs__sched_prepare(w)) return ECS__OOM(w, "ecs_progress");
+    const ecs__graph *g = &w->graph;
+    for (uint32_t st = 0; st < g->stage_count; st++)   /* leftovers of a failed sync point */
+        if ((r = ecs__sync(w, &g->stages[st]))) return r;
+#if ECS__THREADS
+    w->tctx[0].id = ecs__thrd_self();
+#endif
+    w->dt = dt;
+    w->timing = w->tracing || w->frame % (uint64_t)w->timing_interval == 0;
+    ecs__store(&w->failed, 0);
+    uint64_t t0 = ecs__now_ns();
+    for (uint32_t st = 0; st < g->stage_count && !r; st++) {
+        const ecs__stage_graph *sg = &g->stages[st];
+        if (!sg->count) continue;
+        w->stage_run = sg;
+        w->phase = ECS__SYSTEMS;
+        double est = 0;
+        for (uint32_t k = 0; k < sg->count; k++) est += w->systems[g->order[sg->first + k]].avg_ns;
+#if ECS__THREADS
+        if (w->threads > 1 && est >= ECS_PARALLEL_MIN_NS) ecs__stage_parallel(w, sg);
+        else
+#endif
+            ecs__stage_inline(w, sg);
+        (void)est;
+        w->phase = ECS__SYNC;
+        r = ecs__sync(w, sg);
+    }
+    w->phase = ECS__IDLE;
+    uint64_t t1 = ecs__now_ns();
+    if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__NONE, ECS__NONE, t0, t1);
+    if (w->timing) ecs__stats_update(w, t1 - t0);
+    w->frame++;
+    w->frame_stats.frames = w->frame;
+    if (!r && ecs__load(&w->failed)) r = ECS__OOM(w, "ecs_progress");
+    return r;
+}
+
+/* ---- >>stats: what ran, how long ----------------------------------------- */
+ECS_API ecs_result ecs_system_stats_get(const ecs_world *w, ecs_system s, ecs_system_stats *out) {
+    if (!w) return ECS_ERR_ARG;
+    if (!out || !s || s > w->system_count)
+        return ecs__fail(w, ECS_ERR_ARG, "ecs_system_stats_get: unknown system %u or NULL out", (unsigned)s);
+    const ecs__system *sys = &w->systems[s - 1];
+    out->runs = sys->runs;
+    out->timed = sys->timed;
+    out->last_us = sys->last_ns / 1000;
+    out->avg_us = sys->avg_ns / 1000;
+    out->chunks = sys->last_chunks;
+    return ECS_OK;
+}
+
+ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out) {
+    if (!w) return ECS_ERR_ARG;
+    if (!out) return ecs__fail(w, ECS_ERR_ARG, "ecs_frame_stats_get: out is NULL");
+    *out = w->frame_stats;
+    out->threads = w->threads;
+    return ECS_OK;
+}
+
+ECS_API int ecs_thread_count(const ecs_world *w) { return w ? w->threads : 0; }
+
+ECS_API void ecs_timing_interval(ecs_world *w, int frames) {
+    if (w) w->timing_interval = frames > 0 ? frames : 8;
+}
+
+/* ---- >>simulate: the real policy, in a discrete-event simulation ---------- */
+typedef struct ecs__simrun { double end; uint32_t local; bool piece, busy; } ecs__simrun;
+
+/* Makespan of one stage on `threads` threads with durations d (per local
+   system): thread 0 alone runs MAIN_THREAD and EXCLUSIVE systems (an
+   exclusive one once every other thread is idle), a chunked system is
+   `threads` equal pieces claimed while it tops the queue. The queue is
+   ordered by rank, or by arrival when fifo. */
+static double ecs__sim_stage(const ecs_world *w, const ecs__stage_graph *sg, int threads,
+                             const double *d, const double *rank, bool fifo, uint32_t *scratch,
+                             double *key, ecs__simrun *run) {
+    uint32_t n = sg->count, *pending = scratch, *heap = scratch + n, *mainq = scratch + 2 * n,
+             *pieces = scratch + 3 * n, *out = scratch + 4 * n, hn = 0, mn = 0, done = 0;
+    const uint32_t *order = w->graph.order + sg->first;
+    double now = 0, seq = 0;
+    bool hold = false;
+    for (int t = 0; t < threads; t++) run[t].busy = false;
+    for (uint32_t k = 0; k < n; k++) {
+        pending[k] = sg->preds[k];
+        pieces[k] = w->systems[order[k]].chunk_size > 0 ? (uint32_t)threads : 1;
+        out[k] = pieces[k];
+    }
+#define ECS__SIM_PUSH(k) do { key[k] = fifo ? -(seq++) : rank[k]; \
+        if (ecs__on_main(&w->systems[order[k]])) ecs__heap_push(mainq, &mn, (k), key); \
+        else ecs__heap_push(heap, &hn, (k), key); } while (0)
+    for (uint32_t k = 0; k < n; k++) if (!pending[k]) ECS__SIM_PUSH(k);
+    while (done < n) {
+        for (int t = 0; t < threads; t++) {   /* hand out work, thread 0 first */
+            if (run[t].busy) continue;
+            if (t == 0 && mn) {
+                uint32_t k = ecs__heap_pop(mainq, &mn, key);
+                double start = now;
+                if (w->systems[order[k]].flags & ECS_SYSTEM_EXCLUSIVE) {
+                    hold = true;
+                    for (int o = 1; o < threads; o++) if (run[o].busy && run[o].end > start) start = run[o].end;
+                }
+                run[0].busy = true; run[0].local = k; run[0].piece = false; run[0].end = start + d[k];
+            } else if (hn && !(t && hold)) {
+                uint32_t k = heap[0];
+                bool piece = w->systems[order[k]].chunk_size > 0;
+                if (--pieces[k] == 0) ecs__heap_pop(heap, &hn, key);
+                run[t].busy = true; run[t].local = k; run[t].piece = piece;
+                run[t].end = now + (piece ? d[k] / threads : d[k]);
+            }
+        }
+        double next = -1;
+        for (int t = 0; t < threads; t++) if (run[t].busy && (next < 0 || run[t].end < next)) next = run[t].end;
+        if (next < 0) break;   /* nothing can run: only an invalid graph gets here */
+        now = next;
+        for (int t = 0; t < threads; t++) {
+            if (!run[t].busy || run[t].end > now) continue;
+            uint32_t k = run[t].local;
+            run[t].busy = false;
+            if (--out[k]) continue;
+            done++;
+            if (w->systems[order[k]].flags & ECS_SYSTEM_EXCLUSIVE) hold = false;
+            for (uint32_t e = sg->succ_at[k]; e < sg->succ_at[k + 1]; e++)
+                if (!--pending[sg->succ[e]]) ECS__SIM_PUSH(sg->succ[e]);
+        }
+    }
+#undef ECS__SIM_PUSH
+    return now;
+}
+
+ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double *durations,
+                                         ecs_sim_result *out) {
+    static const char fn[] = "ecs_schedule_simulate";
+    if (!w) return ECS_ERR_ARG;
+    if (out) memset(out, 0, sizeof *out);
+    if (w->phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run", fn);
+    if (!out || threads < 1 || threads > 4096)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: out is NULL or threads (%d) is not in 1..4096", fn, threads);
+    ecs_result r = ecs__graph_build(w);
+    if (r) return r;
+    const ecs__graph *g = &w->graph;
+    size_t n = w->system_count ? w->system_count : 1;
+    uint32_t *scratch = (uint32_t *)ecs__alloc(w, n * 5 * sizeof(uint32_t));
+    double *d = (double *)ecs__alloc(w, n * 3 * sizeof(double));
+    ecs__simrun *run = (ecs__simrun *)ecs__alloc(w, (size_t)threads * sizeof *run);
+    if (!scratch || !d || !run) {
+        ecs__free(w, scratch); ecs__free(w, d); ecs__free(w, run);
+        return ECS__OOM(w, fn);
+    }
+    double *rank = d + n, *key = d + 2 * n;
+    for (uint32_t st = 0; st < g->stage_count; st++) {
+        const ecs__stage_graph *sg = &g->stages[st];
+        const uint32_t *order = g->order + sg->first;
+        if (!sg->count) continue;
+        double work = 0, cp = 0;
+        for (uint32_t k = 0; k < sg->count; k++) {
+            const ecs__system *s = &w->systems[order[k]];
+            d[k] = durations ? durations[order[k]] : (s->timed ? s->avg_ns / 1000 : 1.0);
+            if (d[k] < 0) d[k] = 0;
+            work += d[k];
+        }
+        for (uint32_t i = sg->count; i-- > 0;) {   /* ranks: the longest path to the stage's end */
+            uint32_t k = sg->topo[i];
+            double best = 0;
+            for (uint32_t e = sg->succ_at[k]; e < sg->succ_at[k + 1]; e++)
+                if (rank[sg->succ[e]] > best) best = rank[sg->succ[e]];
+            rank[k] = best + (w->systems[order[k]].chunk_size > 0 ? d[k] / threads : d[k]);
+            if (rank[k] > cp) cp = rank[k];
+        }
+        out->makespan += ecs__sim_stage(w, sg, threads, d, rank, false, scratch, key, run);
+        out->fifo_makespan += ecs__sim_stage(w, sg, threads, d, rank, true, scratch, key, run);
+        out->critical_path += cp;
+        out->total_work += work;
+        out->lower_bound += cp > work / threads ? cp : work / threads;
+    }
+    ecs__free(w, scratch); ecs__free(w, d); ecs__free(w, run);
+    return ECS_OK;
+}
+
+/* ---- >>trace: Chrome trace-event JSON, for Perfetto ----------------------- */
+ECS_API void ecs_trace_enable(ecs_world *w, bool on) {
+    if (!w) return;
+    if (w->phase != ECS__IDLE) { ecs__fail(w, ECS_ERR_BUSY, "ecs_trace_enable: not allowed while systems run"); return; }
+    if (on && !w->tracing) {   /* a new recording */
+        for (int t = 0; t < w->threads; t++) w->tctx[t].event_count = 0;
+        ecs__store(&w->trace_lost, 0);
+        w->trace_origin = ecs__now_ns();
+    }
+    w->tracing = on;
+}
+
+static void ecs__json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out) {
+    if (!w) return ECS_ERR_ARG;
+    if (!out) return ecs__fail(w, ECS_ERR_ARG, "ecs_write_trace: out is NULL");
+    if (w->phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "ecs_write_trace: not allowed while systems run");
+    fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"ecs.h\",\"threads\":%d,"
+                 "\"lost_events\":%u},\n\"traceEvents\":[\n", w->threads, (unsigned)ecs__load(&w->trace_lost));
+    fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"ecs.h world\"}}");
+    for (int t = 0; t < w->threads; t++)
+        fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":"
+                     "\"%s %d\"}}", t, t ? "worker" : "main (ecs_progress)", t);
+    for (int t = 0; t < w->threads; t++) {
+        const ecs__tctx *tc = &w->tctx[t];
+        for (uint32_t i = 0; i < tc->event_count; i++) {
+            const ecs__event *e = &tc->events[i];
+            double ts = e->start >= w->trace_origin ? (double)(e->start - w->trace_origin) / 1000 : 0;
+            double dur = (double)(e->end - e->start) / 1000;
+            fputs(",\n{\"name\":", out);
+            if (e->system == ECS__NONE) fprintf(out, "\"frame %llu\",\"cat\":\"frame\"", (unsigned long long)e->frame);
+            else if (e->system == ECS__NONE - 1) fputs("\"sync point\",\"cat\":\"commands\"", out);
+            else {
+                ecs__json_string(out, w->systems[e->system].name);
+                fputs(e->chunk == ECS__NONE ? ",\"cat\":\"system\"" : ",\"cat\":\"chunk\"", out);
+            }
+            fprintf(out, ",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"frame\":%llu",
+                    t, ts, dur, (unsigned long long)e->frame);
+            if (e->chunk != ECS__NONE) fprintf(out, ",\"chunk\":%u", (unsigned)e->chunk);
+            fputs("}}", out);
+        }
+    }
+    fputs("\n]}\n", out);
+    return ferror(out) ? ecs__fail(w, ECS_ERR_ARG, "ecs_write_trace: writing failed") : ECS_OK;
+}
+
 /* ---- >>world: lifetime ---------------------------------------------------- */
+/* Stops and joins the workers (they may be asleep or spinning). */
+static void ecs__pool_stop(ecs_world *w) {
+#if ECS__THREADS
+    if (w->workers) {
+        ecs__mtx_lock(&w->park_lock);
+        w->quit = true;
+        ecs__cnd_broadcast(&w->park);
+        ecs__mtx_unlock(&w->park_lock);
+        for (int i = 1; i <= w->workers; i++) ecs__thrd_join(w->tctx[i].id);
+        w->workers = 0;
+    }
+    if (w->sync_made) {
+        ecs__mtx_destroy(&w->park_lock);
+        ecs__cnd_destroy(&w->park);
+#  ifdef ECS_VALGRIND
+        ecs__mtx_destroy(&w->qmtx);
+#  endif
+        w->sync_made = false;
+    }
+#else
+    (void)w;
+#endif
+}
+
+static bool ecs__pool_start(ecs_world *w) {
+    w->tctx = (ecs__tctx *)ecs__alloc(w, (size_t)w->threads * sizeof *w->tctx);
+    if (!w->tctx) return false;
+    memset(w->tctx, 0, (size_t)w->threads * sizeof *w->tctx);
+    for (int i = 0; i < w->threads; i++) { w->tctx[i].w = w; w->tctx[i].index = i; }
+#if ECS__THREADS
+    if (w->threads == 1) return true;
+    if (!ecs__mtx_init(&w->park_lock)) return false;
+    if (!ecs__cnd_init(&w->park)) { ecs__mtx_destroy(&w->park_lock); return false; }
+#  ifdef ECS_VALGRIND
+    if (!ecs__mtx_init(&w->qmtx)) { ecs__mtx_destroy(&w->park_lock); ecs__cnd_destroy(&w->park); return false; }
+#  endif
+    w->sync_made = true;
+    for (int i = 1; i < w->threads; i++) {
+        ecs__tctx *tc = &w->tctx[i];
+        tc->start.fn = ecs__worker_main;
+        tc->start.arg = tc;
+        if (!ecs__thrd_create(&tc->id, &tc->start)) return false;
+        w->workers = i;
+    }
+#endif
+    return true;
+}
+
 ECS_API void ecs_world_free(ecs_world *w) {
     if (!w) return;
+    ecs__pool_stop(w);
+    for (uint32_t i = 0; i < w->system_count; i++) {
+        for (uint32_t b = 0; b < w->systems[i].buf_cap; b++) ecs__commands_fini(w, &w->systems[i].bufs[b]);
+        ecs__free(w, w->systems[i].bufs);
+    }
+    if (w->tctx)
+        for (int t = 0; t < w->threads; t++) {
+            ecs__free(w, w->tctx[t].work);
+            ecs__free(w, w->tctx[t].events);
+        }
+    ecs__free(w, w->tctx);
+    ecs__free(w, w->ready);
+    ecs__free(w, w->main_ready);
+    ecs__free(w, w->ranks);
     while (w->query_count) ecs_query_free(w->queries[w->query_count - 1]);
     while (w->buffer_count) ecs_commands_free(w->buffers[w->buffer_count - 1]);
     if (w->defer) ecs__commands_free(w, w->defer);
@@ -2621,11 +3720,16 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     memset(w, 0, sizeof *w);
     w->realloc_fn = d.realloc_fn;
     w->alloc_user = d.alloc_user;
-    w->threads = d.threads ? d.threads : 1;
+    w->threads = d.threads ? d.threads : ecs__hardware_threads();
+    if (w->threads > ECS__MAX_THREADS) w->threads = ECS__MAX_THREADS;
+#if !ECS__THREADS
+    w->threads = 1;
+#endif
+    w->timing_interval = 8;
     w->order = d.order;
     w->free_head = ECS__NONE;
     if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
-        (ecs_stage_add(w, "default"), w->stage_count == 0)) {
+        (ecs_stage_add(w, "default"), w->stage_count == 0) || !ecs__pool_start(w)) {
         ecs_world_free(w);
         return NULL;
     }

@@ -12,6 +12,17 @@
    matched to the model's new entities by content; entities with equal content
    are interchangeable, so any match is right.
 
+   The operations: create, create_many (random id lists with duplicates),
+   destroy, add, remove, set, get, get_mut (writing through it), has,
+   is_alive, count; command buffers (a short one applied at once, a long one
+   filled across many operations) with pending handles and targets destroyed
+   before the command applies; nested defer blocks; seven fixed queries with
+   AND/NOT/OPTIONAL terms, iterated plainly, writing through fields, in defer
+   mode, left early with ecs_iter_fini, or probed with structural calls that
+   must be ECS_ERR_BUSY exactly when they touch the locked table; and bad
+   calls (destroyed, 0 and forged handles, unknown ids, NULL values, bad query
+   terms, another buffer's pending handle) that must fail and change nothing.
+
    Several independent sub-runs, each on its own world: sub-run 0 uses the
    --seed value (or a fixed default), the others seeds derived from it. A
    mismatch prints the sub-run's seed and op index and stops that sub-run;
