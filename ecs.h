@@ -547,9 +547,11 @@ static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 #  include <valgrind/helgrind.h>
 #  define ECS__HAPPENS_BEFORE(a) ANNOTATE_HAPPENS_BEFORE(a)
 #  define ECS__HAPPENS_AFTER(a)  ANNOTATE_HAPPENS_AFTER(a)
+#  define ECS__ATOMIC_VAR(a)     VALGRIND_HG_DISABLE_CHECKING((a), sizeof *(a))   /* races by design */
 #else
 #  define ECS__HAPPENS_BEFORE(a) ((void)0)
 #  define ECS__HAPPENS_AFTER(a)  ((void)0)
+#  define ECS__ATOMIC_VAR(a)     ((void)0)
 #endif
 
 #include <time.h>
@@ -2084,6 +2086,10 @@ static void *ecs__tmp(ecs__build *b, size_t count, size_t size) {
     if (p) { memset(p, 0, bytes); b->tmp[b->tmp_count++] = p; }
     return p;
 }
+static void ecs__tmp_release(ecs__build *b, void *p) {   /* frees one early */
+    for (int i = 0; i < b->tmp_count; i++)
+        if (b->tmp[i] == p) { ecs__free(b->w, p); b->tmp[i] = b->tmp[--b->tmp_count]; return; }
+}
 static void ecs__build_free(ecs__build *b) {
     while (b->tmp_count) ecs__free(b->w, b->tmp[--b->tmp_count]);
     ecs__free(b->w, b->inferred);
@@ -2304,6 +2310,7 @@ static bool ecs__infer_forward(ecs__build *b) {
             }
         }
     }
+    ecs__tmp_release(b, anc);   /* the closure's rows need the room next */
     return true;
 }
 
@@ -2634,15 +2641,16 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
                 e->cycle = true;
         }
 
-    /* inference and the final reachability */
-    sg->desc = (uint64_t *)ecs__alloc(w, (size_t)m * W * 8);
+    /* inference and the final reachability (the fast path infers first, so
+       its ancestor rows and the reach rows are never both allocated) */
+    uint32_t *at = b.dout_at, *adj = b.dout;
+    bool fast = w->order == ECS_ORDER_INSERTION && forward;
+    if (!fast || ecs__infer_forward(&b)) sg->desc = (uint64_t *)ecs__alloc(w, (size_t)m * W * 8);
     if (!sg->desc) goto done;
     memset(sg->desc, 0, (size_t)m * W * 8);
-    uint32_t *at = b.dout_at, *adj = b.dout;
-    if (w->order == ECS_ORDER_INSERTION && forward) {
+    if (fast) {
         /* registration order is topological for the declared and the
            inferred edges: closure sinks first = highest index first */
-        if (!ecs__infer_forward(&b)) goto done;
         for (uint32_t v = 0; v < m; v++) {
             b.comp[v] = m - 1 - v; b.emit[v] = m - 1 - v; b.comp_start[v] = v;
         }
@@ -2667,7 +2675,7 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
             e->kind = ECS__EDGE_INFERRED;
         }
     }
-    if (w->order == ECS_ORDER_INSERTION && forward && !ecs__closure(&b, at, adj, sg->desc)) goto done;
+    if (fast && !ecs__closure(&b, at, adj, sg->desc)) goto done;
 
     /* races: a conflicting pair that no path orders (never in INSERTION
        order, which orders every conflicting pair) */
@@ -3147,24 +3155,24 @@ typedef struct ecs__task { uint32_t system, chunk; } ecs__task;
    queue can wait for the busy count to drain. */
 static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
     if (!ecs__load_sc(&w->queued)) return false;
-    bool got = false;
+    bool got = false, popped = false;
     ecs__qlock(w);
     if (thread == 0 && w->main_count) {
         t->system = ecs__heap_pop(w->main_ready, &w->main_count, w->ranks);
         t->chunk = ECS__NONE;
-        got = true;
+        got = popped = true;
     } else if (w->ready_count && !(thread && ecs__load_relaxed(&w->hold))) {
         ecs__system *s = &w->systems[w->ready[0]];
         t->system = w->ready[0];
         t->chunk = s->chunk_size > 0 ? s->next_chunk++ : ECS__NONE;
-        if (t->chunk == ECS__NONE || s->next_chunk == s->chunks)
+        if (t->chunk == ECS__NONE || s->next_chunk == s->chunks) {   /* its last chunk */
             ecs__heap_pop(w->ready, &w->ready_count, w->ranks);
+            popped = true;
+        }
         got = true;
     }
-    if (got) {
-        (void)ecs__sub_fetch(&w->queued, 1);
-        if (thread) (void)ecs__add_fetch(&w->busy, 1);
-    }
+    if (popped) (void)ecs__sub_fetch(&w->queued, 1);   /* queued counts heap entries */
+    if (got && thread) (void)ecs__add_fetch(&w->busy, 1);
     ecs__qunlock(w);
     return got;
 }
@@ -3172,8 +3180,9 @@ static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
 static void ecs__task_done(ecs_world *w, ecs__tctx *tc, const ecs__task *t) {
     if (t->chunk != ECS__NONE) {
         ecs__system *s = &w->systems[t->system];
+        uint32_t chunks = s->chunks;   /* read first: once the last chunk is done, the next frame may reset it */
         ECS__HAPPENS_BEFORE(&s->done_chunks);
-        if (ecs__add_fetch(&s->done_chunks, 1) != s->chunks) return;
+        if (ecs__add_fetch(&s->done_chunks, 1) != chunks) return;
         ECS__HAPPENS_AFTER(&s->done_chunks);
     }
     ecs__complete(w, tc, t->system);
@@ -3253,8 +3262,7 @@ static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
 #if ECS__THREADS
 static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
     const uint32_t *order = w->graph.order + sg->first;
-    ecs__tctx *tc = &w->tctx[0];
-    w->ready_count = w->main_count = 0;
+    ecs__tctx *tc = &w->tctx[0];   /* both heaps are empty: every system of a stage is taken */
     ecs__store(&w->hold, 0);
     ecs__store(&w->remaining, (int32_t)sg->count);
     for (uint32_t k = 0; k < sg->count; k++) ecs__store(&w->systems[order[k]].pending, (int32_t)sg->preds[k]);
@@ -3344,6 +3352,11 @@ static bool ecs__sched_prepare(ecs_world *w) {
         w->tctx[t].work = work;
     }
     w->sched_systems = w->system_count;
+    for (uint32_t i = 0; i < w->system_count; i++) {
+        ECS__ATOMIC_VAR(&w->systems[i].done_chunks);
+        ECS__ATOMIC_VAR(&w->systems[i].pending);
+        ECS__ATOMIC_VAR(&w->systems[i].work_ns);
+    }
     ecs__ranks_update(w);
     return true;
 }
@@ -3652,6 +3665,9 @@ static bool ecs__pool_start(ecs_world *w) {
     for (int i = 0; i < w->threads; i++) { w->tctx[i].w = w; w->tctx[i].index = i; }
 #if ECS__THREADS
     if (w->threads == 1) return true;
+    ECS__ATOMIC_VAR(&w->qlock); ECS__ATOMIC_VAR(&w->sleepers); ECS__ATOMIC_VAR(&w->queued);
+    ECS__ATOMIC_VAR(&w->hold); ECS__ATOMIC_VAR(&w->busy); ECS__ATOMIC_VAR(&w->remaining);
+    ECS__ATOMIC_VAR(&w->failed); ECS__ATOMIC_VAR(&w->trace_lost); ECS__ATOMIC_VAR(&w->next_serial);
     if (!ecs__mtx_init(&w->park_lock)) return false;
     if (!ecs__cnd_init(&w->park)) { ecs__mtx_destroy(&w->park_lock); return false; }
 #  ifdef ECS_VALGRIND
