@@ -12,7 +12,10 @@ TESTSRC := $(wildcard tests/*.c)
 TESTHDR := tests/test.h ecs.h
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/ex_%,$(wildcard examples/*.c))
 
-.PHONY: all run test bench clean examples test-asan test-release test-gen4 test-cxx test-readme
+SHELL   := /bin/bash
+.SHELLFLAGS := -o pipefail -c   # a crashing test binary must fail its `| tee` line
+.PHONY: all run test bench clean examples test-asan test-release test-gen4 test-cxx test-readme \
+        test-tsan test-helgrind test-nothreads
 
 all: examples $(BUILD)/tests_asan
 
@@ -26,6 +29,14 @@ $(BUILD)/tests_release: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	clang $(WARN) $(REL) -o $@ $(TESTSRC) -lm
 $(BUILD)/tests_gen4: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	gcc $(WARN) $(REL) -DECS_GENERATION_BITS=4 -o $@ $(TESTSRC) -lm
+# ThreadSanitizer needs the pthread backend (it crashes on C11 thrd_create
+# with this glibc); helgrind runs the C11 backend with annotated hand-offs.
+$(BUILD)/tests_tsan: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	gcc $(WARN) -O1 -g -fsanitize=thread -DECS_USE_PTHREADS -o $@ $(TESTSRC) -lm -lpthread
+$(BUILD)/tests_hg: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	gcc $(WARN) -O1 -g -DECS_VALGRIND -o $@ $(TESTSRC) -lm
+$(BUILD)/tests_nothreads: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	clang $(WARN) $(REL) -DECS_NO_THREADS -o $@ $(TESTSRC) -lm
 
 # Each configuration appends its closing line to $(BUILD)/summary; `test`
 # prints the total as the last line.
@@ -35,6 +46,14 @@ test-release: $(BUILD)/tests_release
 	@echo "== clang -O2 -DNDEBUG"; $< | tee -a $(BUILD)/summary
 test-gen4: $(BUILD)/tests_gen4
 	@echo "== gcc -O2 -DNDEBUG, 4-bit generations"; $< | tee -a $(BUILD)/summary
+test-tsan: $(BUILD)/tests_tsan
+	@echo "== gcc ThreadSanitizer (pthreads), scheduler tests"; TSAN_OPTIONS=halt_on_error=1 $< -f sched_ | tee -a $(BUILD)/summary
+test-helgrind: $(BUILD)/tests_hg
+	@echo "== valgrind helgrind (C11 threads), scheduler tests, reduced scale"
+	valgrind --tool=helgrind -q --error-exitcode=3 $< -f sched_ --scale 5 | tee -a $(BUILD)/summary
+test-nothreads: $(BUILD)/tests_nothreads
+	@echo "== clang -O2 -DNDEBUG -DECS_NO_THREADS"; $< | tee -a $(BUILD)/summary
+
 test-cxx: | $(BUILD)
 	@echo "== public header as C++"
 	printf '#include "../ecs.h"\nint main() { return ecs_world_new(nullptr) == nullptr; }\n' > $(BUILD)/cxx.cpp
@@ -51,7 +70,8 @@ test-readme: README.md ecs.h | $(BUILD)
 
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary
-	@$(MAKE) --no-print-directory test-cxx test-readme examples test-asan test-release test-gen4
+	@$(MAKE) --no-print-directory test-cxx test-readme examples test-asan test-release test-gen4 \
+		test-nothreads test-tsan test-helgrind
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary
 
 # ---- examples ------------------------------------------------------------

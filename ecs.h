@@ -1,9 +1,12 @@
-/* ecs.h - v0.1 - public domain-style MIT - archetype ECS with a validated system graph
+/* ecs.h - v0.1 - MIT - archetype ECS with a validated, parallel system scheduler
 
    An Entity-Component-System in one C11 header: entities grouped in archetype
    tables by their exact component set (one contiguous, 64-byte aligned column
-   per component), cached add/remove transition edges, cached queries, and
-   deterministic deferred commands.
+   per component) with cached add/remove transition edges; cached queries;
+   systems that declare what they read and write, checked for cycles and races
+   before they run; and a fork/join scheduler that runs independent systems in
+   parallel, splits big tables into chunks, and applies deferred structural
+   changes in an order that never depends on the thread count.
 
    USAGE
        In exactly one .c file:
@@ -11,13 +14,15 @@
            #include "ecs.h"
        Everywhere else just #include "ecs.h".
 
-   CONTENTS
+   CONTENTS (grep for the tags)
        >>config     compile-time options
-       >>api        public declarations (handles, world, components, entities,
-                    queries, deferred commands)
+       >>api        public declarations: handles, world, components, entities,
+                    queries, deferred commands, systems, validation, running,
+                    looking inside
        >>impl       the implementation, in data-flow order:
-                    >>platform >>alloc >>containers >>ids >>entity >>table
-                    >>query >>commands >>world
+                    >>platform >>alloc >>containers >>world >>ids >>entity
+                    >>table >>query >>commands >>systems >>graph >>dot
+                    >>sched >>stats >>simulate >>trace
        >>license    at the very bottom
 
    CONFIG MACROS (define before including the implementation)
@@ -28,6 +33,13 @@
                              is retired instead of reused
        ECS_REALLOC(p, n)     the default allocator when the world desc gives
        ECS_FREE(p)           none; default realloc/free
+       ECS_USE_PTHREADS      pthreads instead of C11 <threads.h> (automatic
+                             where <threads.h> is missing)
+       ECS_NO_THREADS        single-threaded library, same API
+       ECS_VALGRIND          annotate atomic hand-offs for helgrind
+       ECS_SPIN_NS           idle worker spin before sleeping (default 50000)
+       ECS_PARALLEL_MIN_NS   stages with less measured work run on the calling
+                             thread (default 50000)
 
    QUICK START
        #define ECS_IMPLEMENTATION
@@ -263,7 +275,8 @@ ECS_API void       ecs_query_free(ecs_query *q);
    A command whose target is dead when it applies is dropped and counted
    (ecs_commands_dropped), never an error that stops the rest. Recording
    returns ECS_ERR_ARG for an unknown id, a NULL value for a component, or a
-   pending handle of another buffer; ECS_ERR_NOMEM if the buffer cannot grow. */
+   pending handle of another buffer, ECS_ERR_STALE for entity 0, ECS_ERR_NOMEM
+   if the buffer cannot grow. A live target is only checked when applied. */
 ECS_API ecs_entity ecs_cmd_create(ecs_commands *c);   /* 0 on failure */
 ECS_API ecs_result ecs_cmd_destroy(ecs_commands *c, ecs_entity e);
 ECS_API ecs_result ecs_cmd_add(ecs_commands *c, ecs_entity e, ecs_id id);
@@ -280,8 +293,9 @@ ECS_API void ecs_commands_free(ecs_commands *c);
 /* Commands dropped so far because their target was dead. */
 ECS_API size_t ecs_commands_dropped(const ecs_world *w);
 
-/* Defer mode: between begin and end, ecs_create/destroy/add/remove/set are
-   recorded instead of applied (their arguments are still checked), so a
+/* Defer mode: between begin and end, ecs_create/create_many/destroy/add/
+   remove/set are recorded instead of applied (their arguments are still
+   checked), so a
    query loop may change structure freely. Blocks nest; the outermost end
    applies everything in call order, with ecs_commands_apply's rules. */
 ECS_API ecs_result ecs_defer_begin(ecs_world *w);

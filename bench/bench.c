@@ -290,7 +290,7 @@ static bench_row bench_iter_pv(void) {
     bench_row r = {"iterate P+V, 1M entities (per entity)", 0, 0, 1.05, true};
     iter_ctx c;
     iter_setup(&c, N_ITER, false);
-    run_pair(reps(201), pv_base, pv_ecs, &c, N_ITER, &r.base_ns, &r.ecs_ns);
+    run_pair(reps(251), pv_base, pv_ecs, &c, N_ITER, &r.base_ns, &r.ecs_ns);
     iter_check(&c, r.name);
     iter_teardown(&c);
     return r;
@@ -319,7 +319,7 @@ static bench_row bench_iter_pvd(void) {
     bench_row r = {"iterate P+V+Data, 1M entities (per entity)", 0, 0, 1.05, true};
     iter_ctx c;
     iter_setup(&c, N_ITER, true);
-    run_pair(reps(101), pvd_base, pvd_ecs, &c, N_ITER, &r.base_ns, &r.ecs_ns);
+    run_pair(reps(201), pvd_base, pvd_ecs, &c, N_ITER, &r.base_ns, &r.ecs_ns);
     iter_check(&c, r.name);
     iter_teardown(&c);
     return r;
@@ -379,7 +379,7 @@ static bench_row bench_fragmented(void) {
     c.q = ecs_query_new(c.w, &(ecs_query_desc){.terms = {{id.data, ECS_WRITE, ECS_AND}}});
     NEED(c.q, "ecs_query_new failed");
 
-    run_pair(reps(51), frag_base, frag_ecs, &c, (double)FRAG_N * FRAG_PASSES, &r.base_ns,
+    run_pair(reps(101), frag_base, frag_ecs, &c, (double)FRAG_N * FRAG_PASSES, &r.base_ns,
              &r.ecs_ns);
 
     double ecs = 0;
@@ -476,7 +476,7 @@ static double create_ecs(void *ctx) {
 
 static bench_row bench_create(void) {
     bench_row r = {"create 1M one at a time + set P, V (per entity)", 0, 0, 25, false};
-    run_pair(reps(21), create_base, create_ecs, NULL, N_CREATE, &r.base_ns, &r.ecs_ns);
+    run_pair(reps(41), create_base, create_ecs, NULL, N_CREATE, &r.base_ns, &r.ecs_ns);
     return r;
 }
 
@@ -517,7 +517,7 @@ static bench_row bench_bulk_create(void) {
     bench_row r = {"bulk create 1M with P+V (per entity)", 0, 0, 12, false};
     create_ctx c = {alloc64(N_CREATE * sizeof(ecs_entity))};
     memset(c.out, 0, N_CREATE * sizeof(ecs_entity));
-    run_pair(reps(21), bulk_base, bulk_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
+    run_pair(reps(41), bulk_base, bulk_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
     free(c.out);
     return r;
 }
@@ -625,7 +625,7 @@ static bench_row bench_add_remove(void) {
         NEED(ecs_set(c.w, c.h[i], c.id.pos, &p) == ECS_OK, "ecs_set failed");
     }
 
-    run_pair(reps(51), move_base, move_ecs, &c, (double)N_MOVE * MOVE_PASSES, &r.base_ns,
+    run_pair(reps(101), move_base, move_ecs, &c, (double)N_MOVE * MOVE_PASSES, &r.base_ns,
              &r.ecs_ns);
 
     double base = 0, ecs = 0;
@@ -721,7 +721,7 @@ static bench_row bench_destroy(void) {
     c.free_list = alloc64(N_CREATE * sizeof *c.free_list);
     for (size_t i = 0; i < N_CREATE; i++) c.gen[i] = 1;
     memset(c.free_list, 0, N_CREATE * sizeof *c.free_list);
-    run_pair(reps(21), destroy_base, destroy_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
+    run_pair(reps(41), destroy_base, destroy_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
     g_sink = (double)c.free_list[N_CREATE - 1];
     soa_free(&c.s);
     free(c.h); free(c.row); free(c.gen); free(c.free_list);
@@ -748,7 +748,7 @@ int main(int argc, char **argv) {
     int n = (int)(sizeof g_benches / sizeof g_benches[0]), met = 0;
     double t0 = now_ns();
     printf("ecs.h bench: medians of interleaved samples (%s), ratio = ecs.h / baseline\n",
-           g_quick ? "--quick: 3 each" : "21-201 each");
+           g_quick ? "--quick: 3 each" : "41-251 each");
     print_header();
     for (int i = 0; i < n; i++) {
         bench_row r = g_benches[i]();

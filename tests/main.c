@@ -15,6 +15,7 @@ void suite_oom(void);
 void suite_random(void);
 void suite_systems(void);
 void suite_graph_random(void);
+void suite_sched(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
     suite_random();
     suite_systems();
     suite_graph_random();
+    suite_sched();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
