@@ -295,9 +295,9 @@ ECS_API size_t ecs_commands_dropped(const ecs_world *w);
 
 /* Defer mode: between begin and end, ecs_create/create_many/destroy/add/
    remove/set are recorded instead of applied (their arguments are still
-   checked), so a
-   query loop may change structure freely. Blocks nest; the outermost end
-   applies everything in call order, with ecs_commands_apply's rules. */
+   checked), so a query loop may change structure freely. Blocks nest; the
+   outermost end applies everything in call order, with ecs_commands_apply's
+   rules; if that stops on ECS_ERR_NOMEM, ecs_defer_end again resumes it. */
 ECS_API ecs_result ecs_defer_begin(ecs_world *w);
 ECS_API ecs_result ecs_defer_end(ecs_world *w);
 
