@@ -546,6 +546,13 @@ static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 #  define ecs__store_sc(p, v) (*(p) = (v))
 #endif
 
+/* Forced inlining for the few hot helpers of add/remove/destroy. */
+#if defined(__GNUC__) || defined(__clang__)
+#  define ECS__HOT static inline __attribute__((always_inline))
+#else
+#  define ECS__HOT static inline
+#endif
+
 /* CPU hint inside spin loops: lets the sibling hyperthread run. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #  define ECS__PAUSE() __builtin_ia32_pause()
@@ -748,10 +755,23 @@ typedef struct ecs__idinfo {
 typedef struct ecs__record { uint32_t table, row, gen; } ecs__record;
 
 typedef struct ecs__column {
-    unsigned char *data;     /* 64-byte aligned, inside the table's block */
+    unsigned char *data;     /* 64-byte aligned, inside raw */
+    void *raw;               /* the allocation; grown with realloc */
     uint32_t size;
     ecs_id id;
 } ecs__column;
+
+/* A cached transition (seed 004): where adding or removing an id leads from
+   a table, the destination column of the added component, and for each
+   destination column the source column it copies from (-1: zeroed). A
+   self-edge (dst is the source) means "already has it" / "already lacks it". */
+struct ecs__table;
+typedef struct ecs__edge_to {
+    struct ecs__table *dst;
+    int32_t added;           /* dst column of the id (add edges), or -1 */
+    int32_t from[];          /* per dst column; empty for a self-edge */
+} ecs__edge_to;
+#define ECS__EDGE_LO 32      /* ids below this index their edges directly, no hashing */
 
 /* An archetype table: every entity with exactly this id set. Columns hold the
    sized components in id order; tags are in ids but have no column. */
@@ -762,10 +782,11 @@ typedef struct ecs__table {
     int32_t *column_of;      /* per ids[i]: its column, or -1 for a tag */
     ecs__column *columns;
     ecs_entity *entities;
-    void *block;             /* one allocation holds the entity column and all columns */
+    void *entities_raw;
     uint32_t count, cap;
     uint32_t lock;           /* iterators inside: structural changes are ECS_ERR_BUSY */
-    ecs__map edges;          /* (id << 1 | removing) -> table reached: seed 004's cached edges */
+    ecs__edge_to *edge_lo[2][ECS__EDGE_LO];   /* [removing][id] */
+    ecs__map edges;          /* (id << 1 | removing) -> ecs__edge_to *, for larger ids */
 } ecs__table;
 
 typedef struct ecs__match {  /* one table a query matches */
@@ -1030,13 +1051,14 @@ static bool ecs__id_valid(const ecs_world *w, ecs_id id) { return id >= 1 && id 
 
 /* ECS_OK if id can sit on an entity (a component or tag), else ECS_ERR_ARG
    with a message naming the calling function. */
-static ecs_result ecs__check_component(const ecs_world *w, const char *fn, ecs_id id) {
+static ecs_result ecs__bad_component(const ecs_world *w, const char *fn, ecs_id id) {
     if (!ecs__id_valid(w, id))
         return ecs__fail(w, ECS_ERR_ARG, "%s: id %u is not registered", fn, (unsigned)id);
-    if (w->ids[id].resource)
-        return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a resource, not a component",
-                         fn, w->ids[id].name);
-    return ECS_OK;
+    return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a resource, not a component",
+                     fn, w->ids[id].name);
+}
+static inline ecs_result ecs__check_component(const ecs_world *w, const char *fn, ecs_id id) {
+    return ecs__id_valid(w, id) && !w->ids[id].resource ? ECS_OK : ecs__bad_component(w, fn, id);
 }
 
 static ecs_id ecs__id_find(const ecs_world *w, const char *name) {
@@ -1143,8 +1165,7 @@ static bool ecs__reserved(const ecs_world *w, ecs_entity e) {
            w->records[i].gen == ecs__gen(e);
 }
 
-static ecs_result ecs__check_alive(const ecs_world *w, const char *fn, ecs_entity e) {
-    if (ecs__alive(w, e)) return ECS_OK;
+static ecs_result ecs__not_alive(const ecs_world *w, const char *fn, ecs_entity e) {
     if (ecs__reserved(w, e))
         return ecs__fail(w, ECS_ERR_STALE, "%s: entity %u was created in defer mode and is "
                          "live only after ecs_defer_end", fn, (unsigned)ecs__index(e));
@@ -1154,6 +1175,10 @@ static ecs_result ecs__check_alive(const ecs_world *w, const char *fn, ecs_entit
                          "live only after its commands are applied", fn, (unsigned long long)e);
     return ecs__fail(w, ECS_ERR_STALE, "%s: entity %u (generation %u) is not alive", fn,
                      (unsigned)ecs__index(e), (unsigned)ecs__gen(e));
+}
+/* The check every entity call starts with: inline, the message out of line. */
+static inline ecs_result ecs__check_alive(const ecs_world *w, const char *fn, ecs_entity e) {
+    return ecs__alive(w, e) ? ECS_OK : ecs__not_alive(w, fn, e);
 }
 
 /* Slots needed beyond the free list must have been reserved in records. */
@@ -1243,7 +1268,11 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
     for (uint32_t i = 0, c = 0; i < n; i++) {
         uint32_t size = w->ids[ids[i]].size;
         t->column_of[i] = size ? (int32_t)c : -1;
-        if (size) { t->columns[c].data = NULL; t->columns[c].size = size; t->columns[c].id = ids[i]; c++; }
+        if (size) {
+            t->columns[c].data = NULL; t->columns[c].raw = NULL;
+            t->columns[c].size = size; t->columns[c].id = ids[i];
+            c++;
+        }
     }
     w->tables[w->table_count++] = t;
     ecs__map_put(&w->table_sets, ecs__set_hash(ids, n), t->index);
@@ -1255,69 +1284,91 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
 }
 
 static void ecs__table_free(ecs_world *w, ecs__table *t) {
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < ECS__EDGE_LO; i++) ecs__free(w, t->edge_lo[k][i]);
+    for (uint32_t i = 0; i < t->edges.cap; i++)
+        if (t->edges.keys[i]) ecs__free(w, (void *)(uintptr_t)t->edges.vals[i]);
     ecs__map_fini(w, &t->edges);
-    ecs__free(w, t->block);
+    for (uint32_t c = 0; c < t->column_count; c++) ecs__free(w, t->columns[c].raw);
+    ecs__free(w, t->entities_raw);
     ecs__free(w, t);
 }
 
-/* Makes room for need rows. The entity column and every component column
-   share one allocation, each starting on a 64-byte boundary (cache lines,
-   and aligned vector loads in loops over a column). */
-static bool ecs__table_reserve(ecs_world *w, ecs__table *t, size_t need) {
-    if (need <= t->cap) return true;
+/* Grows one column to cap values, keeping its start on a 64-byte boundary
+   (cache lines, aligned vector loads). realloc may extend a large block in
+   place or remap it without copying; if the block moved to a differently
+   aligned address, the values slide to the new boundary. On failure the
+   column is untouched. */
+static bool ecs__column_grow(ecs_world *w, void **raw, unsigned char **data, size_t count,
+                             size_t size, size_t cap) {
+    size_t old_off = *raw ? (size_t)(*data - (unsigned char *)*raw) : 0;
+    unsigned char *p = (unsigned char *)ecs__realloc(w, *raw, cap * size + 64);
+    if (!p) return false;
+    unsigned char *aligned = (unsigned char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+    if (count && (size_t)(aligned - p) != old_off) memmove(aligned, p + old_off, count * size);
+    *raw = p;
+    *data = aligned;
+    return true;
+}
+
+/* Makes room for need rows. Each column grows on its own; the table's cap
+   changes only once all have, so a failure leaves a consistent table (some
+   columns merely with spare room). */
+static bool ecs__table_grow(ecs_world *w, ecs__table *t, size_t need) {
     if (need > ECS__MAX_ROWS) return false;
     size_t cap = t->cap ? (size_t)t->cap * 2 : 8;
     if (cap < need) cap = need;
     if (cap > ECS__MAX_ROWS) cap = ECS__MAX_ROWS;
-    size_t total = 64, room;   /* 64: slack to align the block's start */
-    for (uint32_t c = 0; c <= t->column_count; c++) {
-        size_t size = c < t->column_count ? t->columns[c].size : sizeof(ecs_entity);
-        if (cap > (SIZE_MAX - total - 64) / size) return false;
-        room = (cap * size + 63) & ~(size_t)63;
-        total += room;
-    }
-    unsigned char *block = (unsigned char *)ecs__alloc(w, total);
-    if (!block) return false;
-    unsigned char *at = (unsigned char *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
-    if (t->count) memcpy(at, t->entities, t->count * sizeof(ecs_entity));
-    t->entities = (ecs_entity *)(void *)at;
-    at += (cap * sizeof(ecs_entity) + 63) & ~(size_t)63;
+    for (uint32_t c = 0; c < t->column_count; c++)
+        if (cap > (SIZE_MAX - 64) / t->columns[c].size) return false;
+    unsigned char *ents = (unsigned char *)t->entities;
+    if (!ecs__column_grow(w, &t->entities_raw, &ents, t->count, sizeof(ecs_entity), cap)) return false;
+    t->entities = (ecs_entity *)(void *)ents;
     for (uint32_t c = 0; c < t->column_count; c++) {
         ecs__column *col = &t->columns[c];
-        if (t->count) memcpy(at, col->data, (size_t)t->count * col->size);
-        col->data = at;
-        at += (cap * col->size + 63) & ~(size_t)63;
+        if (!ecs__column_grow(w, &col->raw, &col->data, t->count, col->size, cap)) return false;
     }
-    ecs__free(w, t->block);
-    t->block = block;
     t->cap = (uint32_t)cap;
     return true;
 }
+static bool ecs__table_reserve(ecs_world *w, ecs__table *t, size_t need) {
+    return need <= t->cap || ecs__table_grow(w, t, need);
+}
 
-/* Fills row drow of dst from row srow of src: shared columns are copied,
-   the others zeroed. Both column lists are sorted by id. */
-static void ecs__row_copy(ecs__table *dst, uint32_t drow, const ecs__table *src, uint32_t srow) {
+/* Copies one cell; the common sizes become plain moves instead of a call. */
+ECS__HOT void ecs__cell_copy(unsigned char *to, const unsigned char *from, uint32_t size) {
+    switch (size) {
+    case 4: memcpy(to, from, 4); break;
+    case 8: memcpy(to, from, 8); break;
+    case 12: memcpy(to, from, 12); break;
+    case 16: memcpy(to, from, 16); break;
+    default: memcpy(to, from, size); break;
+    }
+}
+static void ecs__cell_zero(unsigned char *to, uint32_t size) {
+    static const unsigned char zero[16];
+    if (size <= 16) ecs__cell_copy(to, zero, size); else memset(to, 0, size);
+}
+
+/* For each column of dst, the column of src holding the same id, or -1.
+   Both column lists are sorted by id. */
+static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32_t *from) {
     uint32_t j = 0;
     for (uint32_t i = 0; i < dst->column_count; i++) {
-        ecs__column *d = &dst->columns[i];
-        while (j < src->column_count && src->columns[j].id < d->id) j++;
-        unsigned char *to = d->data + (size_t)drow * d->size;
-        if (j < src->column_count && src->columns[j].id == d->id)
-            memcpy(to, src->columns[j].data + (size_t)srow * d->size, d->size);
-        else
-            memset(to, 0, d->size);
+        while (j < src->column_count && src->columns[j].id < dst->columns[i].id) j++;
+        from[i] = j < src->column_count && src->columns[j].id == dst->columns[i].id ? (int32_t)j : -1;
     }
 }
 
 /* Swap-remove: the last row moves into the hole, and its entity's record
    follows it. */
-static void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {
+ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {
     uint32_t last = t->count - 1;
     if (row != last) {
         for (uint32_t c = 0; c < t->column_count; c++) {
             ecs__column *col = &t->columns[c];
-            memcpy(col->data + (size_t)row * col->size, col->data + (size_t)last * col->size,
-                   col->size);
+            ecs__cell_copy(col->data + (size_t)row * col->size, col->data + (size_t)last * col->size,
+                           col->size);
         }
         ecs_entity moved = t->entities[last];
         t->entities[row] = moved;
@@ -1326,38 +1377,71 @@ static void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {
     t->count = last;
 }
 
-/* Moves an entity's row from its table to dst (which has room). */
-static uint32_t ecs__row_move(ecs_world *w, ecs__record *r, ecs__table *dst) {
-    ecs__table *src = w->tables[r->table];
+/* Moves an entity's row from its table to edge->dst (which has room):
+   shared columns are copied by the edge's plan, new ones zeroed. */
+ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
+    ecs__table *src = w->tables[r->table], *dst = edge->dst;
     uint32_t srow = r->row, drow = dst->count++;
     dst->entities[drow] = src->entities[srow];
-    ecs__row_copy(dst, drow, src, srow);
+    for (uint32_t c = 0; c < dst->column_count; c++) {
+        ecs__column *col = &dst->columns[c];
+        unsigned char *to = col->data + (size_t)drow * col->size;
+        if (edge->from[c] >= 0)
+            ecs__cell_copy(to, src->columns[edge->from[c]].data + (size_t)srow * col->size, col->size);
+        else
+            ecs__cell_zero(to, col->size);
+    }
     ecs__row_delete(w, src, srow);
     r->table = dst->index;
     r->row = drow;
     return drow;
 }
 
-/* The table reached from src by adding (or removing) id. The first time it
-   is built (and created if new); then the edge is cached in both tables, so
-   a repeated transition is one lookup (seed 004). NULL only on NOMEM. */
-static ecs__table *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id id, bool removing) {
-    uint64_t key = ((uint64_t)id << 1) | removing;
-    uint64_t *hit = ecs__map_get(&src->edges, key);
-    if (hit) return w->tables[*hit];
+static const ecs__edge_to *ecs__edge_get(const ecs__table *t, ecs_id id, bool removing) {
+    if (id < ECS__EDGE_LO) return t->edge_lo[removing][id];
+    uint64_t *v = ecs__map_get(&t->edges, (uint64_t)id << 1 | removing);
+    return v ? (const ecs__edge_to *)(uintptr_t)*v : NULL;
+}
+
+/* Builds the edge src --(add/remove id)--> dst and stores it in src; NULL
+   (nothing stored) if memory runs out. */
+static const ecs__edge_to *ecs__edge_make(ecs_world *w, ecs__table *src, ecs__table *dst,
+                                          ecs_id id, bool removing) {
+    size_t n = dst == src ? 0 : dst->column_count;
+    ecs__edge_to *e = (ecs__edge_to *)ecs__alloc(w, sizeof *e + n * sizeof(int32_t));
+    if (!e) return NULL;
+    int32_t at = ecs__table_find_id(dst, id);
+    e->dst = dst;
+    e->added = removing || at < 0 ? -1 : dst->column_of[at];
+    if (n) ecs__column_plan(dst, src, e->from);
+    if (id >= ECS__EDGE_LO) {
+        if (!ecs__map_reserve(w, &src->edges, 1)) { ecs__free(w, e); return NULL; }
+        ecs__map_put(&src->edges, (uint64_t)id << 1 | removing, (uint64_t)(uintptr_t)e);
+    } else {
+        src->edge_lo[removing][id] = e;
+    }
+    return e;
+}
+
+/* The transition from src by adding (or removing) id: the cached edge, or,
+   the first time, the destination table (created if new) and a new edge in
+   both directions, so a repeated transition is one lookup (seed 004). NULL
+   only on NOMEM. */
+static const ecs__edge_to *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id id, bool removing) {
+    const ecs__edge_to *hit = ecs__edge_get(src, id, removing);
+    if (hit) return hit;
     if (!ECS__RESERVE(w, w->scratch, w->scratch_cap, (size_t)src->id_count + 1)) return NULL;
     uint32_t n = 0, i = 0;
     for (; i < src->id_count && src->ids[i] < id; i++) w->scratch[n++] = src->ids[i];
     if (!removing) w->scratch[n++] = id;
     for (; i < src->id_count; i++) if (src->ids[i] != id) w->scratch[n++] = src->ids[i];
-    ecs__table *dst = ecs__table_find(w, w->scratch, n);
+    ecs__table *dst = n == src->id_count && (removing || ecs__table_find_id(src, id) >= 0)
+                          ? src : ecs__table_find(w, w->scratch, n);
     if (!dst && !(dst = ecs__table_new(w, w->scratch, n))) return NULL;
-    /* the edges are only a cache: if they cannot be stored, the next
-       transition just builds the set again */
-    if (ecs__map_reserve(w, &src->edges, 1)) ecs__map_put(&src->edges, key, dst->index);
-    if (!ecs__map_get(&dst->edges, key ^ 1) && ecs__map_reserve(w, &dst->edges, 1))
-        ecs__map_put(&dst->edges, key ^ 1, src->index);
-    return dst;
+    const ecs__edge_to *e = ecs__edge_make(w, src, dst, id, removing);
+    if (e && dst != src && !ecs__edge_get(dst, id, !removing))
+        (void)ecs__edge_make(w, dst, src, id, !removing);   /* the way back; a cache only */
+    return e;
 }
 
 /* A structural change is refused while systems run, or when it would touch
@@ -1407,37 +1491,55 @@ static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
 }
 
 /* Adds id (copying value in, or zeroing it) or, if present, overwrites it. */
+/* Adds id (copying value in, or zeroing it) or, if present, overwrites it.
+   The edge answers both "has it?" (a self-edge) and "which column?". */
 static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id,
                            const void *value) {
     ecs__record *r = &w->records[ecs__index(e)];
     ecs__table *src = w->tables[r->table];
-    int32_t at = ecs__table_find_id(src, id);
-    if (at >= 0) {
-        unsigned char *cell = ecs__table_cell(src, at, r->row);
-        if (value && cell) memcpy(cell, value, w->ids[id].size);
+    const ecs__edge_to *edge = ecs__edge_get(src, id, false);
+    if (!edge) {
+        int32_t at = ecs__table_find_id(src, id);
+        if (at >= 0) {   /* present, and no self-edge cached yet */
+            unsigned char *cell = ecs__table_cell(src, at, r->row);
+            if (value && cell) memcpy(cell, value, w->ids[id].size);
+            return ECS_OK;
+        }
+        if (ecs__locked(w, src)) return ecs__busy(w, fn);
+        if (!(edge = ecs__table_step(w, src, id, false))) return ECS__OOM(w, fn);
+    }
+    ecs__table *dst = edge->dst;
+    if (dst == src) {
+        if (value && edge->added >= 0) {
+            const ecs__column *col = &src->columns[edge->added];
+            ecs__cell_copy(col->data + (size_t)r->row * col->size, (const unsigned char *)value, col->size);
+        }
         return ECS_OK;
     }
-    if (ecs__locked(w, src)) return ecs__busy(w, fn);
-    ecs__table *dst = ecs__table_step(w, src, id, false);
-    if (!dst) return ECS__OOM(w, fn);
-    if (ecs__locked(w, dst)) return ecs__busy(w, fn);
+    if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
-    uint32_t row = ecs__row_move(w, r, dst);
-    unsigned char *cell = ecs__table_cell(dst, ecs__table_find_id(dst, id), row);
-    if (value && cell) memcpy(cell, value, w->ids[id].size);
+    uint32_t row = ecs__row_move(w, r, edge);
+    if (value && edge->added >= 0) {
+        const ecs__column *col = &dst->columns[edge->added];
+        ecs__cell_copy(col->data + (size_t)row * col->size, (const unsigned char *)value, col->size);
+    }
     return ECS_OK;
 }
 
 static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id id) {
     ecs__record *r = &w->records[ecs__index(e)];
     ecs__table *src = w->tables[r->table];
-    if (ecs__table_find_id(src, id) < 0) return ECS_OK;
-    if (ecs__locked(w, src)) return ecs__busy(w, fn);
-    ecs__table *dst = ecs__table_step(w, src, id, true);
-    if (!dst) return ECS__OOM(w, fn);
-    if (ecs__locked(w, dst)) return ecs__busy(w, fn);
+    const ecs__edge_to *edge = ecs__edge_get(src, id, true);
+    if (!edge) {
+        if (ecs__table_find_id(src, id) < 0) return ECS_OK;
+        if (ecs__locked(w, src)) return ecs__busy(w, fn);
+        if (!(edge = ecs__table_step(w, src, id, true))) return ECS__OOM(w, fn);
+    }
+    ecs__table *dst = edge->dst;
+    if (dst == src) return ECS_OK;
+    if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
-    ecs__row_move(w, r, dst);
+    ecs__row_move(w, r, edge);
     return ECS_OK;
 }
 
@@ -1742,9 +1844,9 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w) {
 
 /* ---- >>entity api: immediate calls, routed to the defer buffer in defer mode */
 /* In defer mode a target may also be an entity reserved by this defer block. */
-static ecs_result ecs__check_target(const ecs_world *w, const char *fn, ecs_entity e) {
-    if (w->defer_depth && ecs__reserved(w, e)) return ECS_OK;
-    return ecs__check_alive(w, fn, e);
+static inline ecs_result ecs__check_target(const ecs_world *w, const char *fn, ecs_entity e) {
+    if (ecs__alive(w, e) || (w->defer_depth && ecs__reserved(w, e))) return ECS_OK;
+    return ecs__not_alive(w, fn, e);
 }
 
 /* Defer mode's create: the slot is taken now, so the handle the caller gets
