@@ -243,6 +243,7 @@ typedef struct ecs_iter {
         ecs_query *query;
         void *table;              /* the table this batch locks, or NULL */
         uint32_t cursor;          /* next entry of the query's table list */
+        int locks;                /* batches lock their table (not while systems run) */
     } priv;
 } ecs_iter;
 
@@ -1626,6 +1627,7 @@ ECS_API ecs_iter ecs_query_iter(ecs_world *w, ecs_query *q) {
         return it;
     }
     it.priv.query = q;
+    it.priv.locks = w->phase != ECS__SYSTEMS;   /* nothing can change structure while systems run */
     it.commands = w->defer_depth ? w->defer : NULL;
     return it;
 }
@@ -1641,7 +1643,7 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
         const ecs__match *m = &q->matches[it->priv.cursor++];
         ecs__table *t = m->table;
         if (!t->count) continue;
-        if (it->world->phase != ECS__SYSTEMS) {   /* nothing can change structure while systems run */
+        if (it->priv.locks) {
             t->lock++;
             it->priv.table = t;
         }
@@ -2870,13 +2872,13 @@ static bool ecs__graph_make(ecs_world *w) {
     uint32_t n = w->system_count;
     g->stage_count = w->stage_count;
     g->stages = (ecs__stage_graph *)ecs__alloc(w, (size_t)w->stage_count * sizeof *g->stages);
+    if (g->stages) memset(g->stages, 0, (size_t)w->stage_count * sizeof *g->stages);
     g->order = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     g->local = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     size_t scratch = (w->id_count > w->stage_count ? w->id_count : w->stage_count) + (size_t)1;
     uint32_t *compact = (uint32_t *)ecs__alloc(w, scratch * sizeof(uint32_t));
     bool ok = false;
     if (!g->stages || !g->order || !g->local || !compact) { if (!g->stages) g->stage_count = 0; goto done; }
-    memset(g->stages, 0, (size_t)w->stage_count * sizeof *g->stages);
     for (uint32_t i = 0; i <= w->id_count; i++) compact[i] = ECS__NONE;
     /* systems grouped by stage, registration order inside */
     for (uint32_t s = 0; s < n; s++) g->stages[w->systems[s].stage].count++;

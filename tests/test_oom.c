@@ -524,6 +524,115 @@ static void oom_sweep(const char *name, void (*scen)(oom_ctx *)) {
     if (bad_runs >= 3) fprintf(stderr, "  %s: stopped after 3 failing runs (of %ld)\n", name, total);
 }
 
+/* ---- systems, validation, frames ------------------------------------------------ */
+static void oom_nop(ecs_iter *it) { (void)it; }
+
+/* Spawns one entity per frame per batch and moves everything; despawns what
+   drifted far. Recording failures are the system's to see: it skips. */
+typedef struct oom_sys_ctx { ecs_id pos, vel; } oom_sys_ctx;
+static void oom_spawn(ecs_iter *it) {
+    const oom_sys_ctx *k = (const oom_sys_ctx *)it->ctx;
+    ecs_entity e = ecs_cmd_create(it->commands);
+    if (e && !ecs_cmd_set(it->commands, e, k->pos, &(OPos){0, (float)it->count}))
+        (void)ecs_cmd_set(it->commands, e, k->vel, &(OVel){1, 0});
+}
+static void oom_move(ecs_iter *it) {
+    OPos *p = ECS_FIELD(it, OPos, 0);
+    const OVel *v = ECS_FIELD(it, OVel, 1);
+    for (int i = 0; i < it->count; i++) p[i].x += v[i].x;
+}
+static void oom_despawn(ecs_iter *it) {
+    const OPos *p = ECS_FIELD(it, OPos, 0);
+    for (int i = 0; i < it->count; i++)
+        if (p[i].x > 5) (void)ecs_cmd_destroy(it->commands, it->entities[i]);
+}
+
+static void oom_add_systems(oom_ctx *c, oom_sys_ctx *k) {
+    ecs_world *w = c->w;
+    ecs_stage late = 0;
+    ecs_system s = 0;
+    k->pos = c->pos;
+    k->vel = c->vel;
+    OOM_VAL(c, late, ecs_stage_add(w, "late"));
+    OOM_VAL(c, s, ecs_system_add(w, &(ecs_system_desc){.name = "move", .fn = oom_move, .terms = {
+        {c->pos, ECS_WRITE, ECS_AND}, {c->vel, ECS_READ, ECS_AND}}, .chunk_size = 3}));
+    OOM_VAL(c, s, ecs_system_add(w, &(ecs_system_desc){.name = "spawn", .fn = oom_spawn, .ctx = k,
+        .after = {"move"}}));
+    OOM_VAL(c, s, ecs_system_add(w, &(ecs_system_desc){.name = "despawn", .fn = oom_despawn,
+        .terms = {{c->pos, ECS_READ, ECS_AND}}, .stage = late, .chunk_size = 4}));
+    OOM_VAL(c, s, ecs_system_add(w, &(ecs_system_desc){.name = "x", .fn = oom_nop,
+        .reads = {c->res}, .before = {"spawn"}, .independent_of = {"move"}}));
+    (void)s;
+}
+
+/* Registration, validation and the DOT export are all-or-nothing. */
+static void scen_systems(oom_ctx *c) {
+    if (!oom_world_new(c)) return;
+    oom_register(c);
+    oom_sys_ctx k;
+    oom_add_systems(c, &k);
+    OOM_RES(c, ecs_validate(c->w, NULL));
+    c->k.paused++;
+    FILE *f = tmpfile();
+    c->k.paused--;
+    if (f) {
+        ecs_system_add(c->w, &(ecs_system_desc){.name = "late add", .fn = oom_nop});  /* needs a rebuild */
+        OOM_RES(c, ecs_write_dot(c->w, f));
+        fclose(f);
+    }
+    ecs_report rep;
+    ecs_result r = ecs_validate(c->w, &rep);
+    CHECKF(r == ECS_OK, "validate after the sweep step: %s", ecs_result_str(r));
+    oom_mix(&c->sig, (unsigned long long)rep.count);
+    oom_finish(c);
+}
+TEST(oom_systems_and_validation) { oom_sweep("systems", scen_systems); }
+
+/* Frames: a failing frame reports ECS_ERR_NOMEM (only for an injected
+   failure), the world stays consistent, later frames succeed, and nothing
+   leaks. Commands a failed sync point could not apply come first next frame,
+   so the end state need not equal the failure-free run's. */
+static long oom_frames_run(long fail_at, size_t *entities) {
+    oom_ctx c;
+    memset(&c, 0, sizeof c);
+    c.sig = c.content = OOM_FNV;
+    c.k.paused++;   /* set-up never fails here: the frames are what is swept */
+    if (!oom_world_new(&c)) return 0;
+    oom_register(&c);
+    oom_sys_ctx k;
+    oom_add_systems(&c, &k);
+    for (int i = 0; i < 8; i++) {
+        ecs_entity e = ecs_create(c.w);
+        ecs_set(c.w, e, c.pos, &(OPos){(float)i, 0});
+        ecs_set(c.w, e, c.vel, &(OVel){1, 0});
+    }
+    c.k.paused--;
+    c.k.fail_at = fail_at;
+    for (int f = 0; f < 12; f++) {
+        long i0 = c.k.injected;
+        ecs_result r = ecs_progress(c.w, 1);
+        if (r != ECS_OK && (r != ECS_ERR_NOMEM || c.k.injected == i0))
+            oom_fail(&c, __LINE__, "ecs_progress", "returned %s (injected %ld)", ecs_result_str(r),
+                     c.k.injected - i0);
+        if (r != ECS_OK && !ecs_last_error(c.w)[0]) oom_fail(&c, __LINE__, "ecs_progress", "no last error");
+        oom_hash(&c);   /* walks every entity: consistent after a failure too */
+    }
+    c.k.fail_at = 0;
+    for (int f = 0; f < 3; f++)
+        if (ecs_progress(c.w, 1) != ECS_OK) oom_fail(&c, __LINE__, "ecs_progress", "failed with nothing failing");
+    *entities = ecs_count(c.w);
+    long requests = c.k.requests;
+    ecs_world_free(c.w);
+    if (c.k.live || c.k.bytes) oom_fail(&c, __LINE__, "ecs_world_free", "%ld blocks still allocated", c.k.live);
+    return requests;
+}
+TEST(oom_frames) {
+    size_t ref = 0, n = 0;
+    long total = oom_frames_run(0, &ref);
+    CHECKF(total > 0 && ref > 0, "frames made no allocations (%ld) or no entities (%zu)", total, ref);
+    for (long i = 1; i <= total; i++) oom_frames_run(i, &n);
+}
+
 TEST(oom_world_and_registration) { oom_sweep("world", scen_world); }
 TEST(oom_entities_and_tables) { oom_sweep("entities", scen_entities); }
 TEST(oom_queries_and_iteration) { oom_sweep("queries", scen_queries); }
@@ -552,4 +661,6 @@ void suite_oom(void) {
     RUN(oom_queries_and_iteration);
     RUN(oom_command_buffers);
     RUN(oom_defer_mode);
+    RUN(oom_systems_and_validation);
+    RUN(oom_frames);
 }
