@@ -391,8 +391,9 @@ ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b);
    graph allows; commands recorded in it->commands are applied at the end of
    each stage and before each EXCLUSIVE system, in the order stage, system
    registration, chunk, recording. ECS_ERR_BUSY from inside a system or in
-   defer mode; ECS_ERR_NOMEM if a command buffer could not grow (what did not
-   apply is kept and applied first by the next call). While systems run,
+   defer mode; ECS_ERR_NOMEM if memory ran out while commands were recorded
+   or applied (the frame stops at that sync point; commands that did not
+   apply are kept and applied first by the next call). While systems run,
    structural calls other than it->commands return ECS_ERR_BUSY, except in an
    EXCLUSIVE system. In debug builds, ecs_get/ecs_get_mut/ecs_resource_get on
    an id a system did not declare (or ecs_get_mut on one it only reads)
@@ -3139,7 +3140,6 @@ static bool ecs__prepare(ecs_world *w, ecs__system *s) {
         }
         s->buf_count = chunks;
     }
-    s->ran = true;
     s->runs++;
     s->last_frame = w->frame;
     return true;
@@ -3251,6 +3251,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
     tc->work[n++] = si;
     while (n) {
         uint32_t v = tc->work[--n], local = w->graph.local[v];
+        if (w->systems[v].chunks) w->systems[v].ran = true;   /* finished: its buffers are due */
         for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
             uint32_t u = order[sg->succ[e]];
             ecs__system *su = &w->systems[u];
@@ -3313,11 +3314,8 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg);
 /* An exclusive system runs alone on thread 0, after the commands recorded
    so far in the stage are applied; it may change structure directly. */
 static void ecs__exclusive(ecs_world *w, uint32_t si) {
-    ecs__system *s = &w->systems[si];
     w->phase = ECS__SYNC;
-    s->ran = false;   /* its own commands wait for the next sync point */
-    if (ecs__sync(w, w->stage_run)) ecs__store(&w->failed, 1);
-    s->ran = true;
+    if (ecs__sync(w, w->stage_run)) ecs__store(&w->failed, 1);   /* systems finished so far */
     ecs__run(w, &w->tctx[0], si, ECS__NONE);
     w->phase = ECS__SYSTEMS;
 }
@@ -3374,6 +3372,7 @@ static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
         } else {
             ecs__run(w, tc, si, ECS__NONE);
         }
+        s->ran = true;   /* finished: its buffers are due at the next sync point */
     }
 }
 
