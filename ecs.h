@@ -720,12 +720,16 @@ static void ecs__bits_or(uint64_t *d, const uint64_t *s, uint32_t words) {
 #if defined(__GNUC__) || defined(__clang__)
 static uint32_t ecs__lsb(uint64_t x) { return (uint32_t)__builtin_ctzll(x); }
 static uint32_t ecs__msb(uint64_t x) { return 63u - (uint32_t)__builtin_clzll(x); }
-static uint32_t ecs__popcount(uint64_t x) { return (uint32_t)__builtin_popcountll(x); }
 #else
 static uint32_t ecs__lsb(uint64_t x) { uint32_t n = 0; while (!(x & 1)) { x >>= 1; n++; } return n; }
 static uint32_t ecs__msb(uint64_t x) { uint32_t n = 0; while (x >>= 1) n++; return n; }
-static uint32_t ecs__popcount(uint64_t x) { uint32_t n = 0; for (; x; x &= x - 1) n++; return n; }
 #endif
+static uint32_t ecs__popcount(uint64_t x) {   /* SWAR: no library call without -mpopcnt */
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
 
 /* In-place heapsort: no recursion, no allocation, O(n log n) worst case. */
 static void ecs__sift(uint64_t *a, size_t root, size_t n) {
@@ -957,8 +961,8 @@ struct ecs_world {
     ecs__tctx *tctx;         /* `threads` entries */
     int workers;             /* worker threads started */
 #if ECS__THREADS
-    ecs__mtx park_lock;      /* idle workers sleep on park */
-    ecs__cnd park;
+    ecs__mtx park_lock;      /* idle workers sleep on park, a waiting thread 0 on main_park */
+    ecs__cnd park, main_park;
     bool quit;
     bool sync_made;
 #  ifdef ECS_VALGRIND
@@ -966,6 +970,7 @@ struct ecs_world {
 #  endif
     ECS__ATOMIC(int) qlock;
     ECS__ATOMIC(int) sleepers;
+    ECS__ATOMIC(int) main_sleeping;
     ECS__ATOMIC(uint32_t) queued;    /* tasks in both heaps */
 #endif
     ECS__ATOMIC(int) hold;           /* an exclusive system waits: workers take nothing */
@@ -2434,24 +2439,26 @@ static bool ecs__infer_forward(ecs__build *b) {
 }
 
 /* Adds u -> v to the closure: whoever reaches u (and u) now reaches v and
-   what v reaches. Neither reaches the other before the call. */
-static void ecs__reach_add(ecs__build *b, uint64_t *desc, uint64_t *anc, uint32_t u, uint32_t v) {
+   what v reaches. Neither reaches the other before the call. anc is desc
+   transposed, so "x does not reach v yet" is a whole word at a time:
+   (anc[u] | u) & ~anc[v]; likewise (desc[v] | v) & ~desc[u] (as it was). */
+static void ecs__reach_add(ecs__build *b, uint64_t *desc, uint64_t *anc, uint32_t u, uint32_t v,
+                           uint64_t *du_was) {
     uint32_t W = b->words;
-    const uint64_t *au = anc + (size_t)u * W, *dv = desc + (size_t)v * W;
+    const uint64_t *au = anc + (size_t)u * W, *av = anc + (size_t)v * W, *dv = desc + (size_t)v * W;
+    memcpy(du_was, desc + (size_t)u * W, (size_t)W * 8);
     for (uint32_t k = 0; k < W; k++) {
-        uint64_t bits = au[k] | (k == (u >> 6) ? 1ull << (u & 63) : 0);
+        uint64_t bits = (au[k] | (k == (u >> 6) ? 1ull << (u & 63) : 0)) & ~av[k];
         for (; bits; bits &= bits - 1) {
             uint64_t *dx = desc + ((size_t)k * 64 + ecs__lsb(bits)) * W;
-            if (ecs__bit(dx, v)) continue;
             ecs__bits_or(dx, dv, W);
             ecs__bit_set(dx, v);
         }
     }
     for (uint32_t k = 0; k < W; k++) {
-        uint64_t bits = dv[k] | (k == (v >> 6) ? 1ull << (v & 63) : 0);
+        uint64_t bits = (dv[k] | (k == (v >> 6) ? 1ull << (v & 63) : 0)) & ~du_was[k];
         for (; bits; bits &= bits - 1) {
             uint64_t *ay = anc + ((size_t)k * 64 + ecs__lsb(bits)) * W;
-            if (ecs__bit(ay, u)) continue;
             ecs__bits_or(ay, au, W);
             ecs__bit_set(ay, u);
         }
@@ -2466,8 +2473,8 @@ static bool ecs__infer_general(ecs__build *b, uint64_t *desc) {
     uint32_t m = b->m, W = b->words;
     bool writers_first = b->w->order == ECS_ORDER_WRITERS_FIRST;
     uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)m * W, 8);
-    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8);
-    if (!anc || !cand) return false;
+    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8), *du_was = (uint64_t *)ecs__tmp(b, W, 8);
+    if (!anc || !cand || !du_was) return false;
     for (uint32_t x = 0; x < m; x++)
         for (uint32_t k = 0; k < W; k++)
             for (uint64_t bits = desc[(size_t)x * W + k]; bits; bits &= bits - 1)
@@ -2486,7 +2493,7 @@ static bool ecs__infer_general(ecs__build *b, uint64_t *desc) {
                     if (jw) { u = j; v = i; }
                 }
                 if (!ecs__infer_push(b, u, v)) return false;
-                ecs__reach_add(b, desc, anc, u, v);
+                ecs__reach_add(b, desc, anc, u, v, du_was);
             }
         }
     }
@@ -3171,14 +3178,20 @@ static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_
 /* Runs one task: a whole system, or chunk `chunk` of a chunked one. */
 static void ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk) {
     ecs__system *s = &w->systems[si];
-    ecs_iter it;
-    memset(&it, 0, sizeof it);
+    ecs_iter it;   /* every field set below: this runs per system per frame */
     it.world = w;
     it.system = si + 1;
+    it.count = 0;
+    it.entities = NULL;
     it.dt = w->dt;
     it.ctx = s->ctx;
-    it.thread = tc->index;
     it.commands = &s->bufs[chunk == ECS__NONE ? 0 : chunk];
+    it.thread = tc->index;
+    it.priv.query = NULL;
+    it.priv.table = NULL;
+    it.priv.cursor = 0;
+    it.priv.locks = 0;
+    for (int i = s->term_count; i < ECS_MAX_TERMS; i++) it.priv.fields[i] = NULL;
     uint64_t t0 = w->timing ? ecs__now_ns() : 0;
     tc->current = si + 1;
     if (!s->query) {
@@ -3224,10 +3237,14 @@ static void ecs__qunlock(ecs_world *w) {
     atomic_store_explicit(&w->qlock, 0, memory_order_release);
 #  endif
 }
+/* After pushing tasks: wake sleeping workers, and thread 0 if it sleeps
+   waiting for one. The seq_cst loads pair with the sleepers' checks. */
 static void ecs__wake(ecs_world *w) {
-    if (!atomic_load(&w->sleepers)) return;
+    bool workers = atomic_load(&w->sleepers) != 0, main = atomic_load(&w->main_sleeping) != 0;
+    if (!workers && !main) return;
     ecs__mtx_lock(&w->park_lock);
-    ecs__cnd_broadcast(&w->park);
+    if (workers) ecs__cnd_broadcast(&w->park);
+    if (main) ecs__cnd_broadcast(&w->main_park);
     ecs__mtx_unlock(&w->park_lock);
 }
 
@@ -3262,7 +3279,11 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
             else tc->work[n++] = u;
         }
         ECS__HAPPENS_BEFORE(&w->remaining);
-        (void)ecs__sub_fetch(&w->remaining, 1);
+        if (atomic_fetch_sub(&w->remaining, 1) == 1 && atomic_load(&w->main_sleeping)) {
+            ecs__mtx_lock(&w->park_lock);   /* the stage's last system: thread 0 may sleep */
+            ecs__cnd_broadcast(&w->main_park);
+            ecs__mtx_unlock(&w->park_lock);
+        }
     }
     if (pushed) ecs__wake(w);
 }
@@ -3358,6 +3379,28 @@ static int ecs__worker_main(void *arg) {
 }
 #endif
 
+#if ECS__THREADS
+/* Thread 0 with nothing to take: spin about a wake-up's cost, then sleep
+   until a task is queued or the stage's last system finishes. */
+static void ecs__main_wait(ecs_world *w) {
+    uint64_t deadline = 0;
+    for (uint32_t i = 1;; i++) {
+        if (ecs__load_relaxed(&w->queued) || !ecs__load_relaxed(&w->remaining)) return;
+        if (!(i & 63)) {
+            uint64_t now = ecs__now_ns();
+            if (!deadline) deadline = now + ECS_SPIN_NS;
+            else if (now > deadline) break;
+        }
+        ECS__PAUSE();
+    }
+    ecs__mtx_lock(&w->park_lock);
+    atomic_store(&w->main_sleeping, 1);
+    while (!atomic_load(&w->queued) && atomic_load(&w->remaining)) ecs__cnd_wait(&w->main_park, &w->park_lock);
+    atomic_store(&w->main_sleeping, 0);
+    ecs__mtx_unlock(&w->park_lock);
+}
+#endif
+
 /* ---- running one stage ---- */
 static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
     const uint32_t *order = w->graph.order + sg->first;
@@ -3410,7 +3453,7 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
             continue;
         }
         if (!ecs__load(&w->remaining)) break;
-        ECS__PAUSE();
+        ecs__main_wait(w);
     }
     ECS__HAPPENS_AFTER(&w->remaining);
 }
@@ -3425,7 +3468,8 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
     for (uint32_t k = 0; k < sg->count && !r; k++) {
         ecs__system *s = &w->systems[order[k]];
         if (!s->ran) continue;
-        for (uint32_t b = 0; b < s->buf_count && !r; b++) r = ecs__commands_apply(w, &s->bufs[b]);
+        for (uint32_t b = 0; b < s->buf_count && !r; b++)
+            if (s->bufs[b].count) r = ecs__commands_apply(w, &s->bufs[b]);
         if (!r) s->ran = false;
     }
     if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__NONE - 1, ECS__NONE, t0, ecs__now_ns());
@@ -3765,6 +3809,7 @@ static void ecs__pool_stop(ecs_world *w) {
     if (w->sync_made) {
         ecs__mtx_destroy(&w->park_lock);
         ecs__cnd_destroy(&w->park);
+        ecs__cnd_destroy(&w->main_park);
 #  ifdef ECS_VALGRIND
         ecs__mtx_destroy(&w->qmtx);
 #  endif
@@ -3783,12 +3828,20 @@ static bool ecs__pool_start(ecs_world *w) {
 #if ECS__THREADS
     if (w->threads == 1) return true;
     ECS__ATOMIC_VAR(&w->qlock); ECS__ATOMIC_VAR(&w->sleepers); ECS__ATOMIC_VAR(&w->queued);
+    ECS__ATOMIC_VAR(&w->main_sleeping);
     ECS__ATOMIC_VAR(&w->hold); ECS__ATOMIC_VAR(&w->busy); ECS__ATOMIC_VAR(&w->remaining);
     ECS__ATOMIC_VAR(&w->failed); ECS__ATOMIC_VAR(&w->trace_lost); ECS__ATOMIC_VAR(&w->next_serial);
     if (!ecs__mtx_init(&w->park_lock)) return false;
     if (!ecs__cnd_init(&w->park)) { ecs__mtx_destroy(&w->park_lock); return false; }
+    if (!ecs__cnd_init(&w->main_park)) {
+        ecs__mtx_destroy(&w->park_lock); ecs__cnd_destroy(&w->park);
+        return false;
+    }
 #  ifdef ECS_VALGRIND
-    if (!ecs__mtx_init(&w->qmtx)) { ecs__mtx_destroy(&w->park_lock); ecs__cnd_destroy(&w->park); return false; }
+    if (!ecs__mtx_init(&w->qmtx)) {
+        ecs__mtx_destroy(&w->park_lock); ecs__cnd_destroy(&w->park); ecs__cnd_destroy(&w->main_park);
+        return false;
+    }
 #  endif
     w->sync_made = true;
     for (int i = 1; i < w->threads; i++) {

@@ -8,6 +8,13 @@
    changes. Values come from a fixed seed, and both sides must end with the
    same checksum, else the run fails.
 
+   Then the scheduler and the validator, which have no baseline, in sections
+   of their own: 1 thread vs 2 threads (two identically built worlds, frames
+   alternating between them, their values compared at the end); absolute
+   frame times of tiny frames and ecs_validate times on random graphs; and
+   ecs_schedule_simulate's makespans against their lower bound. Thread
+   speedups need idle cores: the run ends with the load average.
+
    usage: build/bench [--quick]    --quick takes 3 samples per workload
    exit status: 0 when every result checks out (missed targets included),
    1 when ecs.h computed something wrong or a call failed. */
@@ -22,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if !defined(__STDC_NO_THREADS__)
+#  include <threads.h>   /* the plain-thread reference row */
+#endif
 
 typedef struct { float x, y; } Position;
 typedef struct { float x, y; } Velocity;
@@ -728,6 +738,641 @@ static bench_row bench_destroy(void) {
     return r;
 }
 
+/* ==== the scheduler and the validator ====================================
+   These rows have no plain-array baseline, so they print in sections of their
+   own: 1 thread vs 2 threads (frame times of two identically built worlds,
+   frames alternating between them), absolute times (tiny frames, ecs_validate),
+   and simulated schedules (ecs_schedule_simulate against its lower bound). */
+
+static uint64_t rng_u64(void) {   /* the same splitmix64 stream as rng_float */
+    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static uint32_t rng_below(uint32_t n) { return (uint32_t)(rng_u64() % n); }
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {   /* FNV-1a */
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 0x100000001B3ull; }
+    return h;
+}
+#define HASH_SEED 0xCBF29CE484222325ull
+
+static void sys_noop(ecs_iter *it) { (void)it; }
+
+static ecs_world *world_threads(int threads, ecs_order order) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads, .order = order});
+    NEED(w, "ecs_world_new failed");
+    NEED(ecs_thread_count(w) == threads, "ecs_world_new started the wrong number of threads");
+    return w;
+}
+
+/* Registration helpers: a failed call stops the run. */
+static ecs_id component_n(ecs_world *w, const char *prefix, int i, size_t size, size_t align) {
+    char name[32];
+    snprintf(name, sizeof name, "%s%d", prefix, i);
+    ecs_id id = ecs_component(w, name, size, align);
+    NEED(id, "ecs_component failed");
+    return id;
+}
+static void system_add(ecs_world *w, const ecs_system_desc *d) {
+    NEED(ecs_system_add(w, d), "ecs_system_add failed");
+}
+
+/* ---- timing frames ---- */
+/* frames ecs_progress calls on w; ns per frame. */
+static double progress_ns(ecs_world *w, int frames, const char *bench) {
+    bool bad = false;
+    float dt = g_dt;
+    double t0 = now_ns();
+    for (int f = 0; f < frames; f++) bad |= ecs_progress(w, dt) != ECS_OK;
+    double t = now_ns() - t0;
+    check(!bad, bench, "ecs_progress failed");
+    return t / frames;
+}
+/* Warm-up: the scheduler times systems every 8th frame and runs a stage
+   inline until it has measured enough work, so both worlds first run 16
+   frames (two of them timed). Then n samples of `frames` frames per world, the world that
+   goes first alternating; medians in ns per frame. */
+static void progress_pair(int n, int frames, ecs_world *w1, ecs_world *w2, const char *bench,
+                          double *ns1, double *ns2) {
+    double a[MAX_REPS], b[MAX_REPS];
+    NEED(n > 0 && n <= MAX_REPS, "bad sample count");
+    for (int k = 0; k < 16; k++) { progress_ns(w1, 1, bench); progress_ns(w2, 1, bench); }
+    for (int r = 0; r < n; r++) {
+        if (r & 1) { b[r] = progress_ns(w2, frames, bench); a[r] = progress_ns(w1, frames, bench); }
+        else       { a[r] = progress_ns(w1, frames, bench); b[r] = progress_ns(w2, frames, bench); }
+    }
+    *ns1 = median(a, n);
+    *ns2 = median(b, n);
+}
+
+/* ---- thread scaling rows ---- */
+typedef struct speed_row {
+    const char *name;
+    double ms1, ms2;   /* median ms per frame, 1 and 2 threads */
+    double target;     /* min speedup ms1 / ms2 */
+} speed_row;
+
+static bool speed_ok(const speed_row *r) { return r->target < 0 || r->ms1 >= r->target * r->ms2; }
+static void speed_header(void) {
+    printf("\nscheduler: 1 thread vs 2 threads, ms per frame (medians of alternating frames)\n");
+    printf("%-46s %12s %15s %8s %10s  %s\n", "workload", "1 thread ms", "2 threads ms", "speedup",
+           "target", "ok/MISS");
+    printf("%.*s\n", 100, "----------------------------------------------------------------"
+                          "----------------------------------------------------------------");
+}
+static void speed_print(const speed_row *r) {
+    char target[32];
+    if (r->target < 0) snprintf(target, sizeof target, "-");
+    else snprintf(target, sizeof target, ">= %.2fx", r->target);
+    printf("%-46s %12.3f %15.3f %7.3fx %10s  %s\n", r->name, r->ms1, r->ms2, r->ms1 / r->ms2, target,
+           r->target < 0 ? "info" : speed_ok(r) ? "ok" : "MISS");
+    fflush(stdout);
+}
+
+/* A 4x4 matrix, inverted in place by Gauss-Jordan elimination with partial
+   pivoting. Entities start diagonally dominant (well conditioned), and each
+   frame inverts an even number of times, so values stay bounded. */
+typedef struct Mat4 { float m[16]; } Mat4;
+
+static void mat4_invert(float *restrict m) {
+    float a[4][8];
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) { a[r][c] = m[r * 4 + c]; a[r][c + 4] = r == c ? 1.0f : 0.0f; }
+    for (int c = 0; c < 4; c++) {
+        int p = c;
+        for (int r = c + 1; r < 4; r++) if (fabsf(a[r][c]) > fabsf(a[p][c])) p = r;
+        if (p != c)
+            for (int k = 0; k < 8; k++) { float t = a[c][k]; a[c][k] = a[p][k]; a[p][k] = t; }
+        float inv = 1.0f / a[c][c];
+        for (int k = 0; k < 8; k++) a[c][k] *= inv;
+        for (int r = 0; r < 4; r++) {
+            if (r == c) continue;
+            float f = a[r][c];
+            for (int k = 0; k < 8; k++) a[r][k] -= f * a[c][k];
+        }
+    }
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) m[r * 4 + c] = a[r][c + 4];
+}
+KERNEL kernel_invert(Mat4 *restrict m, int n, int times) {
+    for (int i = 0; i < n; i++)
+        for (int t = 0; t < times; t++) mat4_invert(m[i].m);
+}
+static void sys_invert(ecs_iter *it) {   /* ctx: inversions per entity */
+    kernel_invert(ECS_FIELD(it, Mat4, 0), it->count, *(const int *)it->ctx);
+}
+
+static Mat4 mat4_random(void) {
+    Mat4 m;
+    for (int i = 0; i < 16; i++) m.m[i] = rng_float(-1, 1);
+    for (int i = 0; i < 4; i++) m.m[i * 5] = (rng_float(0, 1) < 0.5f ? -1 : 1) * rng_float(4, 8);
+    return m;
+}
+
+/* n entities holding only id (a Mat4 component), random values from seed. */
+static void mat4_entities(ecs_world *w, ecs_id id, int n, uint64_t seed) {
+    ecs_entity *h = alloc64((size_t)n * sizeof *h);
+    NEED(ecs_create_many(w, (size_t)n, &id, 1, h) == ECS_OK, "ecs_create_many failed");
+    rng_seed(seed);
+    for (int i = 0; i < n; i++) {
+        Mat4 m = mat4_random();
+        NEED(ecs_set(w, h[i], id, &m) == ECS_OK, "ecs_set failed");
+    }
+    free(h);
+}
+
+/* Hash of every Mat4 of cids, in query order (creation order: one table per
+   component, nothing ever moves). Each frame inverted every matrix an even
+   number of times, so each must still be close to the value it started with
+   (component k's values came from seeds[k]); *close turns false if not. */
+static uint64_t mat4_hash(ecs_world *w, const ecs_id *cids, const uint64_t *seeds, int n_ids,
+                          long *rows, bool *close) {
+    uint64_t h = HASH_SEED;
+    for (int k = 0; k < n_ids; k++) {
+        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{cids[k], ECS_READ, ECS_AND}}});
+        NEED(q, "ecs_query_new failed");
+        rng_seed(seeds[k]);
+        for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
+            const Mat4 *m = ECS_FIELD(&it, const Mat4, 0);
+            for (int i = 0; i < it.count; i++) {
+                Mat4 start = mat4_random();
+                for (int j = 0; j < 16; j++) *close &= fabsf(m[i].m[j] - start.m[j]) <= 1e-2f;
+            }
+            h = hash_bytes(h, m, sizeof *m * (size_t)it.count);
+            *rows += it.count;
+        }
+        ecs_query_free(q);
+    }
+    return h;
+}
+
+/* Both worlds ran the same frames: the same values, close to where they
+   started, every entity there. */
+static void mat4_check(ecs_world *w1, ecs_world *w2, const ecs_id *ids1, const ecs_id *ids2,
+                       const uint64_t *seeds, int n_ids, long n, const char *bench) {
+    long r1 = 0, r2 = 0;
+    bool close = true;
+    uint64_t h1 = mat4_hash(w1, ids1, seeds, n_ids, &r1, &close);
+    uint64_t h2 = mat4_hash(w2, ids2, seeds, n_ids, &r2, &close);
+    check(r1 == n && r2 == n && ecs_count(w1) == (size_t)n && ecs_count(w2) == (size_t)n, bench,
+          "wrong entity count");
+    check(h1 == h2, bench, "the 1-thread and 2-thread worlds computed different values");
+    check(close, bench, "a matrix is not back to its start after an even number of inversions");
+}
+
+enum { HEAVY_N = 10000, HEAVY_TIMES = 100, HEAVY_CHUNK = 256 };   /* TIMES even */
+static const uint64_t HEAVY_SEED = 0x4EA7Bull;
+static int g_heavy_times = HEAVY_TIMES;
+
+static ecs_world *heavy_world(int threads, ecs_id *id) {
+    ecs_world *w = world_threads(threads, ECS_ORDER_INSERTION);
+    *id = ECS_COMPONENT(w, Mat4);
+    NEED(*id, "ECS_COMPONENT failed");
+    mat4_entities(w, *id, HEAVY_N, HEAVY_SEED);
+    system_add(w, &(ecs_system_desc){.name = "invert", .fn = sys_invert, .ctx = &g_heavy_times,
+                                     .terms = {{*id, ECS_WRITE, ECS_AND}}, .chunk_size = HEAVY_CHUNK});
+    NEED(ecs_validate(w, NULL) == ECS_OK, "ecs_validate failed");
+    return w;
+}
+
+static speed_row bench_heavy(void) {
+    speed_row r = {"heavy: 10k x 100 4x4 inverses, chunks of 256", 0, 0, 1.9};
+    ecs_id id1, id2;
+    ecs_world *w1 = heavy_world(1, &id1), *w2 = heavy_world(2, &id2);
+    double ns1, ns2;
+    progress_pair(reps(31), 1, w1, w2, r.name, &ns1, &ns2);
+    r.ms1 = ns1 / 1e6;
+    r.ms2 = ns2 / 1e6;
+    ecs_system_stats st;
+    NEED(ecs_system_stats_get(w2, 1, &st) == ECS_OK, "ecs_system_stats_get failed");
+    check(st.chunks == (HEAVY_N + HEAVY_CHUNK - 1) / HEAVY_CHUNK, r.name, "wrong chunk count");
+    mat4_check(w1, w2, &id1, &id2, &HEAVY_SEED, 1, HEAVY_N, r.name);
+    ecs_world_free(w1);
+    ecs_world_free(w2);
+    return r;
+}
+
+/* Reference, no ecs.h: the heavy row's work on plain arrays, on the calling
+   thread vs split in halves over it and one new C11 thread (created per
+   frame, ~0.1 ms of 40+). What this machine gives two threads right now. */
+#if !defined(__STDC_NO_THREADS__)
+typedef struct ref_half { Mat4 *m; int n; } ref_half;
+static int ref_thread(void *arg) {
+    ref_half *h = arg;
+    kernel_invert(h->m, h->n, g_heavy_times);
+    return 0;
+}
+static double ref_one(void *ctx) {
+    ref_half *all = ctx;
+    double t0 = now_ns();
+    kernel_invert(all->m, all->n, g_heavy_times);
+    clobber();
+    return now_ns() - t0;
+}
+static double ref_two(void *ctx) {
+    ref_half *all = ctx, half = {all->m + all->n / 2, all->n - all->n / 2};
+    thrd_t t;
+    double t0 = now_ns();
+    NEED(thrd_create(&t, ref_thread, &half) == thrd_success, "thrd_create failed");
+    kernel_invert(all->m, all->n / 2, g_heavy_times);
+    NEED(thrd_join(t, NULL) == thrd_success, "thrd_join failed");
+    clobber();
+    return now_ns() - t0;
+}
+static bool bench_heavy_reference(speed_row *r) {
+    *r = (speed_row){"reference: same work, plain arrays + C11 thread", 0, 0, -1};
+    ref_half all = {alloc64(HEAVY_N * sizeof(Mat4)), HEAVY_N};
+    rng_seed(HEAVY_SEED);
+    for (int i = 0; i < HEAVY_N; i++) all.m[i] = mat4_random();
+    double ns2, ns1;
+    ref_one(&all); ref_two(&all);
+    run_pair(reps(15), ref_two, ref_one, &all, 1e6, &ns2, &ns1);
+    r->ms1 = ns1;
+    r->ms2 = ns2;
+    bool close = true;
+    rng_seed(HEAVY_SEED);
+    for (int i = 0; i < HEAVY_N; i++) {
+        Mat4 start = mat4_random();
+        for (int j = 0; j < 16; j++) close &= fabsf(all.m[i].m[j] - start.m[j]) <= 1e-2f;
+    }
+    check(close, r->name, "a matrix is not back to its start after an even number of inversions");
+    free(all.m);
+    return true;
+}
+#else
+static bool bench_heavy_reference(speed_row *r) { (void)r; return false; }
+#endif
+
+/* 8 systems, each inverting the matrices of its own component (its own
+   table), so none conflicts with another; not chunked. */
+enum { INDEP_SYSTEMS = 8, INDEP_N = 2000, INDEP_TIMES = 14 };   /* TIMES even */
+static uint64_t indep_seed(int s) { return 0x1D0ull + (uint64_t)s; }
+static int g_indep_times = INDEP_TIMES;
+
+static ecs_world *indep_world(int threads, ecs_id *cids) {
+    ecs_world *w = world_threads(threads, ECS_ORDER_INSERTION);
+    for (int s = 0; s < INDEP_SYSTEMS; s++) {
+        char name[32];
+        cids[s] = component_n(w, "Work", s, sizeof(Mat4), _Alignof(Mat4));
+        mat4_entities(w, cids[s], INDEP_N, indep_seed(s));
+        snprintf(name, sizeof name, "work%d", s);
+        system_add(w, &(ecs_system_desc){.name = name, .fn = sys_invert, .ctx = &g_indep_times,
+                                         .terms = {{cids[s], ECS_WRITE, ECS_AND}}});
+    }
+    NEED(ecs_validate(w, NULL) == ECS_OK, "ecs_validate failed");
+    return w;
+}
+
+static speed_row bench_indep(void) {
+    speed_row r = {"8 independent systems, 2k x 14 inverses each", 0, 0, 1.8};
+    ecs_id ids1[INDEP_SYSTEMS], ids2[INDEP_SYSTEMS];
+    ecs_world *w1 = indep_world(1, ids1), *w2 = indep_world(2, ids2);
+    for (int s = 1; s < INDEP_SYSTEMS; s++)
+        check(!ecs_system_precedes(w1, 1, (ecs_system)s + 1), r.name, "the systems are ordered");
+    double ns1, ns2;
+    progress_pair(reps(61), 1, w1, w2, r.name, &ns1, &ns2);
+    r.ms1 = ns1 / 1e6;
+    r.ms2 = ns2 / 1e6;
+    uint64_t seeds[INDEP_SYSTEMS];
+    for (int s = 0; s < INDEP_SYSTEMS; s++) seeds[s] = indep_seed(s);
+    mat4_check(w1, w2, ids1, ids2, seeds, INDEP_SYSTEMS, (long)INDEP_SYSTEMS * INDEP_N, r.name);
+    ecs_world_free(w1);
+    ecs_world_free(w2);
+    return r;
+}
+
+/* ---- absolute rows: tiny frames, ecs_validate ---- */
+typedef struct abs_row {
+    char name[64];
+    double value;      /* in unit */
+    const char *unit;
+    double target;     /* max value; < 0: informational */
+    char note[48];
+} abs_row;
+
+static bool abs_ok(const abs_row *r) { return r->target < 0 || r->value <= r->target; }
+static void abs_header(const char *title) {
+    printf("\n%s\n", title);
+    printf("%-54s %12s %12s  %-7s  %s\n", "workload", "measured", "target", "ok/MISS", "note");
+    printf("%.*s\n", 100, "----------------------------------------------------------------"
+                          "----------------------------------------------------------------");
+}
+static void abs_print(const abs_row *r) {
+    char value[32], target[32];
+    snprintf(value, sizeof value, "%.3f %s", r->value, r->unit);
+    if (r->target < 0) snprintf(target, sizeof target, "-");
+    else snprintf(target, sizeof target, "<= %g %s", r->target, r->unit);
+    printf("%-54s %12s %12s  %-7s  %s\n", r->name, value, target,
+           r->target < 0 ? "info" : abs_ok(r) ? "ok" : "MISS", r->note);
+    fflush(stdout);
+}
+
+/* 64 systems, each writing its own component. With `entities`, entity i
+   holds component i only, so each system matches one row; without, no
+   entity holds any of them and no system has anything to do. */
+enum { TINY_SYSTEMS = 64, TINY_FRAMES = 1000 };
+static long g_tiny_calls[2];   /* calls of sys_tiny, per thread */
+
+static void sys_tiny(ecs_iter *it) {
+    float *v = ECS_FIELD(it, float, 0);
+    for (int i = 0; i < it->count; i++) v[i] += 1.0f;
+    g_tiny_calls[it->thread]++;
+}
+
+static ecs_world *tiny_world(int threads, bool entities, ecs_id *cids) {
+    ecs_world *w = world_threads(threads, ECS_ORDER_INSERTION);
+    for (int s = 0; s < TINY_SYSTEMS; s++) {
+        char name[32];
+        cids[s] = component_n(w, "Tiny", s, sizeof(float), _Alignof(float));
+        if (entities) NEED(ecs_create_many(w, 1, &cids[s], 1, NULL) == ECS_OK, "ecs_create_many failed");
+        snprintf(name, sizeof name, "tiny%d", s);
+        system_add(w, &(ecs_system_desc){.name = name, .fn = sys_tiny,
+                                         .terms = {{cids[s], ECS_WRITE, ECS_AND}}});
+    }
+    NEED(ecs_validate(w, NULL) == ECS_OK, "ecs_validate failed");
+    return w;
+}
+
+/* Every frame added 1 to each entity's value: frames in all. */
+static void tiny_check(ecs_world *w, const ecs_id *cids, bool entities, const char *bench) {
+    uint64_t frames = 0;
+    ecs_frame_stats fs;
+    NEED(ecs_frame_stats_get(w, &fs) == ECS_OK, "ecs_frame_stats_get failed");
+    frames = fs.frames;
+    bool ok = ecs_count(w) == (entities ? TINY_SYSTEMS : 0);
+    for (int s = 0; s < TINY_SYSTEMS && entities; s++) {
+        long rows = 0;
+        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{cids[s], ECS_READ, ECS_AND}}});
+        NEED(q, "ecs_query_new failed");
+        for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
+            ok &= (double)ECS_FIELD(&it, float, 0)[0] == (double)frames;
+            rows += it.count;
+        }
+        ok &= rows == 1;
+        ecs_query_free(q);
+    }
+    check(ok, bench, "a system did not run once per frame on its entity");
+}
+
+static int tiny_rows(abs_row *out, bool entities) {
+    ecs_id ids1[TINY_SYSTEMS], ids2[TINY_SYSTEMS];
+    ecs_world *w1 = tiny_world(1, entities, ids1), *w2 = tiny_world(2, entities, ids2);
+    const char *what = entities ? "64 systems x 1 entity" : "64 systems matching nothing";
+    double ns1, ns2;
+    g_tiny_calls[0] = g_tiny_calls[1] = 0;
+    progress_pair(reps(101), TINY_FRAMES, w1, w2, what, &ns1, &ns2);
+    ecs_frame_stats f1, f2;
+    NEED(ecs_frame_stats_get(w1, &f1) == ECS_OK && ecs_frame_stats_get(w2, &f2) == ECS_OK,
+         "ecs_frame_stats_get failed");
+    check(g_tiny_calls[0] + g_tiny_calls[1] ==
+          (entities ? (long)(f1.frames + f2.frames) * TINY_SYSTEMS : 0), what,
+          entities ? "systems did not run once per frame" : "a system with nothing to do ran");
+    tiny_check(w1, ids1, entities, what);
+    tiny_check(w2, ids2, entities, what);
+    for (int t = 0; t < 2; t++) {
+        abs_row *r = &out[t];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "%s: one frame, %d thread%s", what, t + 1, t ? "s" : "");
+        r->value = (t ? ns2 : ns1) / 1e3;
+        r->unit = "us";
+        r->target = entities ? (t ? 5 : 2) : 1;
+        snprintf(r->note, sizeof r->note, "batches of %d frames", TINY_FRAMES);
+    }
+    ecs_world_free(w1);
+    ecs_world_free(w2);
+    return 2;
+}
+
+/* ---- ecs_validate on random graphs ---- */
+enum { VAL_IDS = 256, VAL_EDGES = 4, VAL_ACCESS = 4 };
+
+typedef struct val_graph {
+    int m;
+    char (*names)[12];
+    int (*after)[VAL_EDGES];   /* -1 ends a list */
+    ecs_term (*terms)[VAL_ACCESS];   /* ids: 1-based indexes of the world's 256 */
+} val_graph;
+
+/* forward: after names random earlier-registered systems. Otherwise the
+   edges follow a random permutation of registration order: after names
+   systems earlier in the permutation (registered earlier or later). */
+static void val_graph_make(val_graph *g, int m, bool forward, uint64_t seed) {
+    g->m = m;
+    g->names = malloc((size_t)m * sizeof *g->names);
+    g->after = malloc((size_t)m * sizeof *g->after);
+    g->terms = malloc((size_t)m * sizeof *g->terms);
+    int *perm = malloc((size_t)m * sizeof *perm), *pos = malloc((size_t)m * sizeof *pos);
+    NEED(g->names && g->after && g->terms && perm && pos, "out of memory");
+    rng_seed(seed);
+    for (int i = 0; i < m; i++) perm[i] = i;
+    if (!forward)
+        for (int i = m - 1; i > 0; i--) {
+            int j = (int)rng_below((uint32_t)i + 1), t = perm[i];
+            perm[i] = perm[j]; perm[j] = t;
+        }
+    for (int i = 0; i < m; i++) pos[perm[i]] = i;
+    for (int s = 0; s < m; s++) {
+        snprintf(g->names[s], sizeof g->names[s], "sys%d", s);
+        int p = pos[s], n = p < VAL_EDGES ? p : VAL_EDGES;
+        for (int k = 0; k < VAL_EDGES; k++) {
+            int pick = -1;
+            if (k < n)
+                for (bool dup = true; dup;) {
+                    pick = perm[rng_below((uint32_t)p)];
+                    dup = false;
+                    for (int q = 0; q < k; q++) dup |= g->after[s][q] == pick;
+                }
+            g->after[s][k] = pick;
+        }
+        for (int k = 0; k < VAL_ACCESS; k++) {
+            ecs_id id = 0;
+            for (bool dup = true; dup;) {
+                id = 1 + rng_below(VAL_IDS);
+                dup = false;
+                for (int q = 0; q < k; q++) dup |= g->terms[s][q].id == id;
+            }
+            g->terms[s][k] = (ecs_term){id, rng_below(2) ? ECS_WRITE : ECS_READ, ECS_AND};
+        }
+    }
+    free(perm);
+    free(pos);
+}
+static void val_graph_free(val_graph *g) { free(g->names); free(g->after); free(g->terms); }
+
+static ecs_world *val_world(const val_graph *g, ecs_order order) {
+    ecs_world *w = world_threads(1, order);
+    ecs_id cids[VAL_IDS + 1];
+    for (int i = 1; i <= VAL_IDS; i++) cids[i] = component_n(w, "C", i, sizeof(float), _Alignof(float));
+    for (int s = 0; s < g->m; s++) {
+        ecs_system_desc d = {.name = g->names[s], .fn = sys_noop};
+        for (int k = 0; k < VAL_EDGES && g->after[s][k] >= 0; k++) d.after[k] = g->names[g->after[s][k]];
+        for (int k = 0; k < VAL_ACCESS; k++) {
+            d.terms[k] = g->terms[s][k];
+            d.terms[k].id = cids[g->terms[s][k].id];
+        }
+        system_add(w, &d);
+    }
+    return w;
+}
+
+/* Median ms of ecs_validate, each sample on a fresh world (building it is
+   not timed: ecs_validate caches its result until the systems change). */
+static abs_row bench_validate(int m, bool forward, ecs_order order, double target, int samples) {
+    static const char *const order_name[] = {"INSERTION", "EXPLICIT", "WRITERS_FIRST"};
+    abs_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.name, sizeof r.name, "ecs_validate %dk systems, %s edges, %s", m / 1000,
+             forward ? "fwd" : "random-dir", order_name[order]);
+    r.unit = "ms";
+    r.target = target;
+    val_graph g;
+    val_graph_make(&g, m, forward, 0x7A11Dull + (uint64_t)m);
+    double t[MAX_REPS];
+    int races = -1;
+    bool ok = true;
+    for (int k = 0; k < samples; k++) {
+        ecs_world *w = val_world(&g, order);
+        ecs_report rep;
+        double t0 = now_ns();
+        ecs_result res = ecs_validate(w, &rep);
+        t[k] = (now_ns() - t0) / 1e6;
+        int n_races = 0;
+        for (int i = 0; i < rep.count; i++) {
+            n_races += rep.problems[i].kind == ECS_PROBLEM_RACE;
+            ok &= rep.problems[i].kind == ECS_PROBLEM_RACE;   /* a DAG: no cycles */
+        }
+        ok &= res == (rep.count ? ECS_ERR_INVALID_GRAPH : ECS_OK);
+        if (order == ECS_ORDER_INSERTION) ok &= res == ECS_OK;   /* inference orders every conflict */
+        ok &= races < 0 || races == n_races;
+        races = n_races;
+        /* declared edges hold, whatever the mode */
+        for (int s = m - 8; s < m; s++)
+            for (int e = 0; e < VAL_EDGES && g.after[s][e] >= 0; e++)
+                ok &= ecs_system_precedes(w, (ecs_system)g.after[s][e] + 1, (ecs_system)s + 1);
+        ecs_world_free(w);
+    }
+    check(ok, r.name, "ecs_validate returned a wrong result");
+    r.value = median(t, samples);
+    if (order == ECS_ORDER_INSERTION) snprintf(r.note, sizeof r.note, "ECS_OK");
+    else snprintf(r.note, sizeof r.note, "%d RACE problems reported", races);
+    val_graph_free(&g);
+    return r;
+}
+
+static int validate_rows(abs_row *out) {
+    int n = 0;
+    out[n++] = bench_validate(1000, true, ECS_ORDER_INSERTION, 2, reps(31));
+    out[n++] = bench_validate(10000, true, ECS_ORDER_INSERTION, 50, reps(11));
+    /* informational: the general paths (backward edges; the other modes). At
+       10,000 systems they take seconds each, so 3 samples, none in --quick. */
+    static const struct { bool forward; ecs_order order; } general[] = {
+        {false, ECS_ORDER_INSERTION}, {true, ECS_ORDER_WRITERS_FIRST}, {true, ECS_ORDER_EXPLICIT}};
+    for (int i = 0; i < 3; i++) {
+        out[n++] = bench_validate(1000, general[i].forward, general[i].order, -1, reps(11));
+        if (!g_quick) out[n++] = bench_validate(10000, general[i].forward, general[i].order, -1, 3);
+    }
+    return n;
+}
+
+/* ---- simulated schedules ---- */
+enum { SIM_DAGS = 100, SIM_MIN = 50, SIM_MAX = 500, SIM_MAX_EDGES = 4 };
+static const int g_sim_threads[] = {4, 16, 64};
+#define SIM_COUNTS ((int)(sizeof g_sim_threads / sizeof g_sim_threads[0]))
+
+typedef struct sim_row {
+    int threads;
+    double median, worst;   /* makespan / lower bound */
+    int worse_than_fifo;    /* DAGs with makespan > fifo_makespan */
+    double target;          /* max worst ratio */
+} sim_row;
+
+static bool sim_ok(const sim_row *r) { return r->worst <= r->target && r->worse_than_fifo == 0; }
+
+/* 100 random DAGs: 50-500 systems with no data access (only declared edges
+   order them), each after 0-4 random earlier systems, durations uniform in
+   [1, 100). Each is simulated at 4, 16 and 64 threads. */
+static void bench_sim(sim_row *rows) {
+    double ratio[SIM_COUNTS][SIM_DAGS];
+    int worse[SIM_COUNTS] = {0};
+    char (*names)[12] = malloc((size_t)SIM_MAX * sizeof *names);
+    double *dur = malloc((size_t)SIM_MAX * sizeof *dur);
+    NEED(names && dur, "out of memory");
+    for (int s = 0; s < SIM_MAX; s++) snprintf(names[s], sizeof names[s], "s%d", s);
+    rng_seed(0x5C4EDull);
+    for (int dag = 0; dag < SIM_DAGS; dag++) {
+        int m = SIM_MIN + (int)rng_below(SIM_MAX - SIM_MIN + 1);
+        ecs_world *w = world_threads(1, ECS_ORDER_INSERTION);
+        double work = 0;
+        for (int s = 0; s < m; s++) {
+            ecs_system_desc d = {.name = names[s], .fn = sys_noop};
+            int edges = s ? (int)rng_below(SIM_MAX_EDGES + 1) : 0, n = 0;
+            for (int k = 0; k < edges; k++) {
+                const char *p = names[rng_below((uint32_t)s)];
+                bool dup = false;
+                for (int q = 0; q < n; q++) dup |= d.after[q] == p;
+                if (!dup) d.after[n++] = p;
+            }
+            system_add(w, &d);
+            dur[s] = 1 + 99 * (double)(rng_u64() >> 11) / 9007199254740992.0;
+            work += dur[s];
+        }
+        check(ecs_validate(w, NULL) == ECS_OK, "simulate", "ecs_validate failed on a DAG");
+        for (int t = 0; t < SIM_COUNTS; t++) {
+            ecs_sim_result res;
+            check(ecs_schedule_simulate(w, g_sim_threads[t], dur, &res) == ECS_OK, "simulate",
+                  "ecs_schedule_simulate failed");
+            double eps = 1e-9 * res.lower_bound;
+            check(same_sum(res.total_work, work) && res.lower_bound >= work / g_sim_threads[t] - eps &&
+                  res.lower_bound >= res.critical_path - eps && res.makespan >= res.lower_bound - eps &&
+                  res.fifo_makespan >= res.lower_bound - eps, "simulate",
+                  "a simulated schedule beats its lower bound, or the totals are wrong");
+            ratio[t][dag] = res.makespan / res.lower_bound;
+            worse[t] += res.makespan > res.fifo_makespan + eps;
+        }
+        ecs_world_free(w);
+    }
+    for (int t = 0; t < SIM_COUNTS; t++) {
+        sim_row *r = &rows[t];
+        r->threads = g_sim_threads[t];
+        r->worst = 0;
+        for (int d = 0; d < SIM_DAGS; d++) if (ratio[t][d] > r->worst) r->worst = ratio[t][d];
+        r->median = median(ratio[t], SIM_DAGS);
+        r->worse_than_fifo = worse[t];
+        r->target = 1.10;
+    }
+    free(names);
+    free(dur);
+}
+
+static void sim_header(void) {
+    printf("\nsimulated makespan / lower bound: %d random DAGs, %d-%d systems (ecs_schedule_simulate)\n",
+           SIM_DAGS, SIM_MIN, SIM_MAX);
+    printf("%-46s %12s %15s %8s %10s  %s\n", "workload", "median", "worst", ">FIFO", "target",
+           "ok/MISS");
+    printf("%.*s\n", 100, "----------------------------------------------------------------"
+                          "----------------------------------------------------------------");
+}
+static void sim_print(const sim_row *r) {
+    char name[64], target[32];
+    snprintf(name, sizeof name, "makespan / lower bound, %d threads", r->threads);
+    snprintf(target, sizeof target, "<= %.2fx", r->target);
+    printf("%-46s %11.4fx %14.4fx %8d %10s  %s\n", name, r->median, r->worst, r->worse_than_fifo,
+           target, sim_ok(r) ? "ok" : "MISS");
+    fflush(stdout);
+}
+
+/* The load average as /proc/loadavg has it ("?" where there is none). */
+static void load_avg(char *buf, size_t size) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    double a = 0, b = 0, c = 0;
+    if (f && fscanf(f, "%lf %lf %lf", &a, &b, &c) == 3) snprintf(buf, size, "%.2f %.2f %.2f", a, b, c);
+    else snprintf(buf, size, "?");
+    if (f) fclose(f);
+}
+
 /* ---- the list ------------------------------------------------------------- */
 typedef bench_row (*bench_fn)(void);
 static const bench_fn g_benches[] = {
@@ -745,7 +1390,9 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--quick")) g_quick = true;
         else { fprintf(stderr, "usage: %s [--quick]\n", argv[0]); return 2; }
     }
-    int n = (int)(sizeof g_benches / sizeof g_benches[0]), met = 0;
+    int n = (int)(sizeof g_benches / sizeof g_benches[0]), met = 0, total = 0;
+    char load0[64], load1[64];
+    load_avg(load0, sizeof load0);
     double t0 = now_ns();
     printf("ecs.h bench: medians of interleaved samples (%s), ratio = ecs.h / baseline\n",
            g_quick ? "--quick: 3 each" : "41-251 each");
@@ -754,8 +1401,40 @@ int main(int argc, char **argv) {
         bench_row r = g_benches[i]();
         print_row(&r);
         met += row_ok(&r);
+        total++;
     }
-    printf("%d/%d targets met (%.1f s)%s\n", met, n, (now_ns() - t0) / 1e9,
+
+    speed_header();
+    speed_row sr[3];
+    sr[0] = bench_heavy();
+    speed_print(&sr[0]);
+    if (bench_heavy_reference(&sr[2])) speed_print(&sr[2]);
+    sr[1] = bench_indep();
+    speed_print(&sr[1]);
+    for (int i = 0; i < 2; i++) { met += speed_ok(&sr[i]); total++; }
+
+    abs_header("scheduler frames and ecs_validate, absolute (medians; validate: a fresh world per "
+               "sample, building it not timed)");
+    abs_row ar[16];
+    int an = 0;
+    an += tiny_rows(ar + an, true);
+    for (int i = 0; i < an; i++) abs_print(&ar[i]);
+    int k = an;
+    an += tiny_rows(ar + an, false);
+    for (; k < an; k++) abs_print(&ar[k]);
+    an += validate_rows(ar + an);
+    for (; k < an; k++) abs_print(&ar[k]);
+    for (int i = 0; i < an; i++)
+        if (ar[i].target >= 0) { met += abs_ok(&ar[i]); total++; }
+
+    sim_header();
+    sim_row sim[SIM_COUNTS];
+    bench_sim(sim);
+    for (int i = 0; i < SIM_COUNTS; i++) { sim_print(&sim[i]); met += sim_ok(&sim[i]); total++; }
+
+    load_avg(load1, sizeof load1);
+    printf("\nload average (1, 5, 15 min): %s at the start, %s at the end\n", load0, load1);
+    printf("%d/%d targets met (%.1f s)%s\n", met, total, (now_ns() - t0) / 1e9,
            g_wrong ? "; RESULTS WRONG, see stderr" : "");
     return g_wrong ? 1 : 0;
 }
