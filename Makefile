@@ -50,7 +50,7 @@ test-tsan: $(BUILD)/tests_tsan
 	@echo "== gcc ThreadSanitizer (pthreads), scheduler tests"; TSAN_OPTIONS=halt_on_error=1 $< -f sched_ | tee -a $(BUILD)/summary
 test-helgrind: $(BUILD)/tests_hg
 	@echo "== valgrind helgrind (C11 threads), scheduler tests, reduced scale"
-	valgrind --tool=helgrind -q --error-exitcode=3 $< -f sched_ --scale 5 | tee -a $(BUILD)/summary
+	valgrind --tool=helgrind -q --error-exitcode=3 $< -f sched_ --scale 20 | tee -a $(BUILD)/summary
 test-nothreads: $(BUILD)/tests_nothreads
 	@echo "== clang -O2 -DNDEBUG -DECS_NO_THREADS"; $< | tee -a $(BUILD)/summary
 

@@ -416,7 +416,8 @@ typedef struct ecs_system_stats {
     uint32_t chunks;       /* chunks in the latest timed frame (1 if not chunked) */
 } ecs_system_stats;
 typedef struct ecs_frame_stats {
-    uint64_t frames;       /* ecs_progress calls so far */
+    uint64_t frames;       /* frames run so far (a call that returned ECS_ERR_INVALID_GRAPH
+                              or ECS_ERR_BUSY ran none) */
     uint64_t timed_frame;  /* the frame the numbers below come from */
     double wall_us;        /* that frame, start to end */
     double work_us;        /* the sum of every system's work in it */
@@ -487,6 +488,7 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out);
 #  include <stdatomic.h>
 #  if defined(ECS_USE_PTHREADS) || defined(__STDC_NO_THREADS__)
 #    include <pthread.h>
+#    include <sched.h>
 #    include <unistd.h>
 typedef pthread_t ecs__thrd;
 typedef pthread_mutex_t ecs__mtx;
@@ -505,6 +507,7 @@ static bool ecs__mtx_init(ecs__mtx *m) { return pthread_mutex_init(m, NULL) == 0
 static void ecs__mtx_destroy(ecs__mtx *m) { pthread_mutex_destroy(m); }
 static void ecs__mtx_lock(ecs__mtx *m) { pthread_mutex_lock(m); }
 static void ecs__mtx_unlock(ecs__mtx *m) { pthread_mutex_unlock(m); }
+static void ecs__yield(void) { sched_yield(); }
 static bool ecs__cnd_init(ecs__cnd *c) { return pthread_cond_init(c, NULL) == 0; }
 static void ecs__cnd_destroy(ecs__cnd *c) { pthread_cond_destroy(c); }
 static void ecs__cnd_wait(ecs__cnd *c, ecs__mtx *m) { pthread_cond_wait(c, m); }
@@ -523,6 +526,7 @@ static bool ecs__mtx_init(ecs__mtx *m) { return mtx_init(m, mtx_plain) == thrd_s
 static void ecs__mtx_destroy(ecs__mtx *m) { mtx_destroy(m); }
 static void ecs__mtx_lock(ecs__mtx *m) { mtx_lock(m); }
 static void ecs__mtx_unlock(ecs__mtx *m) { mtx_unlock(m); }
+static void ecs__yield(void) { thrd_yield(); }
 static bool ecs__cnd_init(ecs__cnd *c) { return cnd_init(c) == thrd_success; }
 static void ecs__cnd_destroy(ecs__cnd *c) { cnd_destroy(c); }
 static void ecs__cnd_wait(ecs__cnd *c, ecs__mtx *m) { cnd_wait(c, m); }
@@ -855,7 +859,7 @@ typedef struct ecs__system {
     ECS__ATOMIC(int32_t) pending;    /* predecessors still running this frame */
     ECS__ATOMIC(uint64_t) work_ns;   /* this frame, all chunks */
     bool ran;                /* its buffers may hold commands not yet applied */
-    uint64_t runs, timed, last_frame;
+    uint64_t runs, timed, last_frame;   /* last_frame: the frame it last ran + 1 */
     double last_ns, avg_ns;
     uint32_t last_chunks;
 } ecs__system;
@@ -971,7 +975,8 @@ struct ecs_world {
     ECS__ATOMIC(int) qlock;
     ECS__ATOMIC(int) sleepers;
     ECS__ATOMIC(int) main_sleeping;
-    ECS__ATOMIC(uint32_t) queued;    /* tasks in both heaps */
+    ECS__ATOMIC(uint32_t) queued;    /* tasks in the shared heap: what workers can take */
+    ECS__ATOMIC(uint32_t) main_queued;   /* tasks only thread 0 can take */
 #endif
     ECS__ATOMIC(int) hold;           /* an exclusive system waits: workers take nothing */
     ECS__ATOMIC(int) busy;           /* workers inside a task */
@@ -1032,13 +1037,19 @@ static ecs_result ecs__fail(const ecs_world *w, ecs_result r, const char *fmt, .
 
 ECS_API const char *ecs_last_error(const ecs_world *w) { return w ? ecs__error_buf(w) : "world is NULL"; }
 
-/* Calls that change what other threads read (ids, queries, buffers, the
-   graph) and structural changes are refused while systems run. */
-static ecs_result ecs__check_idle(const ecs_world *w, const char *fn, bool structural) {
-    if (w->phase == ECS__SYSTEMS || (!structural && w->phase != ECS__IDLE))
-        return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run%s", fn,
-                         structural ? "; record it in it->commands" : "");
-    return ECS_OK;
+/* While ordinary systems run (phase SYSTEMS) nothing that other threads
+   read may change: no structural change (they go through it->commands), no
+   new id, query or buffer. An EXCLUSIVE system runs with every other thread
+   idle (phase SYNC) and may do all of that; the system graph itself changes
+   only outside ecs_progress. */
+static ecs_result ecs__check_running(const ecs_world *w, const char *fn) {
+    if (w->phase != ECS__SYSTEMS) return ECS_OK;
+    return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run; record structural "
+                     "changes in it->commands, or make the system EXCLUSIVE", fn);
+}
+static ecs_result ecs__check_idle(const ecs_world *w, const char *fn) {
+    if (w->phase == ECS__IDLE) return ECS_OK;
+    return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed during ecs_progress", fn);
 }
 
 ECS_API const char *ecs_result_str(ecs_result r) {
@@ -1078,7 +1089,7 @@ static ecs_id ecs__id_find(const ecs_world *w, const char *name) {
 
 static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size_t size,
                             size_t align, bool resource, const void *init) {
-    if (!w || ecs__check_idle(w, fn, false)) return 0;
+    if (!w || ecs__check_running(w, fn)) return 0;
     if (!name || !*name) { ecs__fail(w, ECS_ERR_ARG, "%s: name is NULL or empty", fn); return 0; }
     if (size > INT32_MAX) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is too large", fn, name); return 0; }
     if (resource && size == 0) {
@@ -1454,7 +1465,7 @@ static const ecs__edge_to *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id
 /* A structural change is refused while systems run, or when it would touch
    a table a query is iterating. */
 static ecs_result ecs__busy(ecs_world *w, const char *fn) {
-    if (w->phase == ECS__SYSTEMS) return ecs__check_idle(w, fn, true);
+    if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);
     return ecs__fail(w, ECS_ERR_BUSY, "%s: a query is iterating the entity's table; wrap the "
                      "loop in ecs_defer_begin/ecs_defer_end to change structure while iterating", fn);
 }
@@ -1477,6 +1488,7 @@ static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
 }
 
 static ecs_entity ecs__create(ecs_world *w, const char *fn) {
+    if (ecs__locked(w, w->tables[0])) { ecs__busy(w, fn); return 0; }   /* before touching the slots */
     if (!ecs__slots_reserve(w, 1)) { ECS__OOM(w, fn); return 0; }
     uint32_t head = w->free_head, count = w->record_count, i = ecs__slot_take(w);
     if (ecs__place(w, fn, i)) {   /* give the slot back exactly as it was */
@@ -1583,7 +1595,7 @@ static ecs_result ecs__terms_check(const ecs_world *w, const char *fn, const ecs
 }
 
 ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
-    if (!w || ecs__check_idle(w, "ecs_query_new", false)) return NULL;
+    if (!w || ecs__check_running(w, "ecs_query_new")) return NULL;
     if (!desc) { ecs__fail(w, ECS_ERR_ARG, "ecs_query_new: desc is NULL"); return NULL; }
     int n = 0;
     if (ecs__terms_check(w, "ecs_query_new", desc->terms, &n)) return NULL;
@@ -1614,7 +1626,7 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
 }
 
 ECS_API void ecs_query_free(ecs_query *q) {
-    if (!q || ecs__check_idle(q->world, "ecs_query_free", false)) return;
+    if (!q || ecs__check_running(q->world, "ecs_query_free")) return;
     ecs_world *w = q->world;
     ecs_query *last = w->queries[--w->query_count];
     w->queries[q->slot] = last;
@@ -1801,7 +1813,7 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
 }
 
 ECS_API ecs_commands *ecs_commands_new(ecs_world *w) {
-    if (!w || ecs__check_idle(w, "ecs_commands_new", false)) return NULL;
+    if (!w || ecs__check_running(w, "ecs_commands_new")) return NULL;
     ecs_commands *c = NULL;
     if (!ECS__RESERVE(w, w->buffers, w->buffer_cap, (size_t)w->buffer_count + 1) ||
         !(c = ecs__commands_new(w))) {
@@ -1814,7 +1826,7 @@ ECS_API ecs_commands *ecs_commands_new(ecs_world *w) {
 }
 ECS_API void ecs_commands_free(ecs_commands *c) {
     if (!c || c->slot == ECS__NONE) return;   /* the world's own buffers */
-    if (ecs__check_idle(c->world, "ecs_commands_free", false)) return;
+    if (ecs__check_running(c->world, "ecs_commands_free")) return;
     ecs_world *w = c->world;
     ecs_commands *last = w->buffers[--w->buffer_count];
     w->buffers[c->slot] = last;
@@ -1827,14 +1839,14 @@ ECS_API ecs_result ecs_commands_apply(ecs_world *w, ecs_commands *c) {
         return ecs__fail(w, ECS_ERR_ARG, "ecs_commands_apply: the buffer is NULL or of another world");
     if (w->defer_depth)
         return ecs__fail(w, ECS_ERR_BUSY, "ecs_commands_apply: not allowed in defer mode");
-    if (w->phase == ECS__SYSTEMS) return ecs__check_idle(w, "ecs_commands_apply", true);
+    if (ecs__check_running(w, "ecs_commands_apply")) return ECS_ERR_BUSY;
     return ecs__commands_apply(w, c);
 }
 ECS_API size_t ecs_commands_dropped(const ecs_world *w) { return w ? w->dropped : 0; }
 
 ECS_API ecs_result ecs_defer_begin(ecs_world *w) {
     if (!w) return ECS_ERR_ARG;
-    if (w->phase == ECS__SYSTEMS) return ecs__check_idle(w, "ecs_defer_begin", true);
+    if (ecs__check_running(w, "ecs_defer_begin")) return ECS_ERR_BUSY;
     if (!w->defer && !(w->defer = ecs__commands_new(w))) return ECS__OOM(w, "ecs_defer_begin");
     w->defer_depth++;
     return ECS_OK;
@@ -1888,6 +1900,7 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         ecs_result r = ecs__check_component(w, fn, ids[i]);
         if (r) return r;
     }
+    if (w->phase == ECS__SYSTEMS) return ecs__busy(w, fn);   /* before the shared scratch */
     if (w->defer_depth) {   /* all or nothing: on failure cut back buffer and slots */
         ecs_commands *c = w->defer;
         uint32_t count = c->count, head = w->free_head, slots = w->record_count;
@@ -1922,7 +1935,6 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         w->scratch[j] = ids[i];
         m++;
     }
-    if (w->phase == ECS__SYSTEMS) return ecs__busy(w, fn);
     ecs__table *t = ecs__table_find(w, w->scratch, m);
     if (!t && !(t = ecs__table_new(w, w->scratch, m))) return ECS__OOM(w, fn);
     if (n == 0) return ECS_OK;
@@ -2061,7 +2073,7 @@ static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
 ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     static const char fn[] = "ecs_system_add";
     if (!w) return 0;
-    if (ecs__check_idle(w, fn, false)) return 0;
+    if (ecs__check_idle(w, fn)) return 0;
     if (!d) { ecs__fail(w, ECS_ERR_ARG, "%s: desc is NULL", fn); return 0; }
     if (!d->name || !*d->name) { ecs__fail(w, ECS_ERR_ARG, "%s: name is NULL or empty", fn); return 0; }
     if (!d->fn) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has no callback (fn)", fn, d->name); return 0; }
@@ -2153,7 +2165,7 @@ ECS_API uint32_t ecs_system_count(const ecs_world *w) { return w ? w->system_cou
 
 ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
     if (!w) return 0;
-    if (ecs__check_idle(w, "ecs_stage_add", false)) return 0;
+    if (ecs__check_idle(w, "ecs_stage_add")) return 0;
     char buf[32];
     if (!name || !*name) { snprintf(buf, sizeof buf, "stage %u", (unsigned)w->stage_count); name = buf; }
     size_t len = strlen(name) + 1;
@@ -2988,7 +3000,7 @@ static ecs_result ecs__graph_build(ecs_world *w) {
 ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out) {
     if (out) { out->count = 0; out->problems = NULL; }
     if (!w) return ECS_ERR_ARG;
-    if (ecs__check_idle(w, "ecs_validate", false)) return ECS_ERR_BUSY;
+    if (ecs__check_idle(w, "ecs_validate")) return ECS_ERR_BUSY;
     ecs_result r = ecs__graph_build(w);
     if (out && r != ECS_ERR_NOMEM) {
         out->count = (int)w->graph.problem_count;
@@ -3027,7 +3039,7 @@ static void ecs__dot_string(FILE *out, const char *s) {
 ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
     if (!w) return ECS_ERR_ARG;
     if (!out) return ecs__fail(w, ECS_ERR_ARG, "ecs_write_dot: out is NULL");
-    if (ecs__check_idle(w, "ecs_write_dot", false)) return ECS_ERR_BUSY;
+    if (ecs__check_idle(w, "ecs_write_dot")) return ECS_ERR_BUSY;
     if (ecs__graph_build(w) == ECS_ERR_NOMEM) return ECS_ERR_NOMEM;
     const ecs__graph *g = &w->graph;
     fprintf(out, "digraph ecs {\n  rankdir=LR;\n  compound=true;\n"
@@ -3148,7 +3160,7 @@ static bool ecs__prepare(ecs_world *w, ecs__system *s) {
         s->buf_count = chunks;
     }
     s->runs++;
-    s->last_frame = w->frame;
+    s->last_frame = w->frame + 1;   /* 0: never ran */
     return true;
 }
 
@@ -3226,8 +3238,12 @@ static void ecs__qlock(ecs_world *w) {
 #  ifdef ECS_VALGRIND
     ecs__mtx_lock(&w->qmtx);
 #  else
-    while (atomic_exchange_explicit(&w->qlock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&w->qlock, memory_order_relaxed)) ECS__PAUSE();
+    /* short sections: spin, but yield if the holder seems to have lost its core */
+    for (uint32_t i = 1; atomic_exchange_explicit(&w->qlock, 1, memory_order_acquire); i++)
+        while (atomic_load_explicit(&w->qlock, memory_order_relaxed)) {
+            if (!(i++ & 63)) ecs__yield();
+            ECS__PAUSE();
+        }
 #  endif
 }
 static void ecs__qunlock(ecs_world *w) {
@@ -3237,10 +3253,11 @@ static void ecs__qunlock(ecs_world *w) {
     atomic_store_explicit(&w->qlock, 0, memory_order_release);
 #  endif
 }
-/* After pushing tasks: wake sleeping workers, and thread 0 if it sleeps
-   waiting for one. The seq_cst loads pair with the sleepers' checks. */
-static void ecs__wake(ecs_world *w) {
-    bool workers = atomic_load(&w->sleepers) != 0, main = atomic_load(&w->main_sleeping) != 0;
+/* After pushing tasks: wake sleeping workers (if they can take what was
+   pushed), and thread 0 if it sleeps waiting for a task. The seq_cst loads
+   pair with the sleepers' checks. */
+static void ecs__wake(ecs_world *w, bool shared) {
+    bool workers = shared && atomic_load(&w->sleepers) != 0, main = atomic_load(&w->main_sleeping) != 0;
     if (!workers && !main) return;
     ecs__mtx_lock(&w->park_lock);
     if (workers) ecs__cnd_broadcast(&w->park);
@@ -3248,14 +3265,20 @@ static void ecs__wake(ecs_world *w) {
     ecs__mtx_unlock(&w->park_lock);
 }
 
-static void ecs__push_ready(ecs_world *w, uint32_t si) {
+/* Queues a ready system; true if workers can take it (seq_cst counts pair
+   with the checks of a thread about to sleep). */
+static bool ecs__push_ready(ecs_world *w, uint32_t si) {
+    bool shared = !ecs__on_main(&w->systems[si]);
     ecs__qlock(w);
-    if (ecs__on_main(&w->systems[si])) ecs__heap_push(w->main_ready, &w->main_count, si, w->ranks);
-    else ecs__heap_push(w->ready, &w->ready_count, si, w->ranks);
-#if ECS__THREADS
-    atomic_fetch_add(&w->queued, 1);   /* seq_cst: pairs with a parking worker's check */
-#endif
+    if (shared) {
+        ecs__heap_push(w->ready, &w->ready_count, si, w->ranks);
+        atomic_fetch_add(&w->queued, 1);
+    } else {
+        ecs__heap_push(w->main_ready, &w->main_count, si, w->ranks);
+        atomic_fetch_add(&w->main_queued, 1);
+    }
     ecs__qunlock(w);
+    return shared;
 }
 
 /* A finished system releases its successors; those with nothing to do finish
@@ -3264,7 +3287,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
     const ecs__stage_graph *sg = w->stage_run;
     const uint32_t *order = w->graph.order + sg->first;
     uint32_t n = 0;
-    bool pushed = false;
+    bool pushed = false, shared = false;
     tc->work[n++] = si;
     while (n) {
         uint32_t v = tc->work[--n], local = w->graph.local[v];
@@ -3275,7 +3298,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
             ECS__HAPPENS_BEFORE(&su->pending);
             if (ecs__sub_fetch(&su->pending, 1)) continue;
             ECS__HAPPENS_AFTER(&su->pending);
-            if (ecs__prepare(w, su)) { ecs__push_ready(w, u); pushed = true; }
+            if (ecs__prepare(w, su)) { shared |= ecs__push_ready(w, u); pushed = true; }
             else tc->work[n++] = u;
         }
         ECS__HAPPENS_BEFORE(&w->remaining);
@@ -3285,7 +3308,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
             ecs__mtx_unlock(&w->park_lock);
         }
     }
-    if (pushed) ecs__wake(w);
+    if (pushed) ecs__wake(w, shared);
 }
 
 typedef struct ecs__task { uint32_t system, chunk; } ecs__task;
@@ -3294,13 +3317,14 @@ typedef struct ecs__task { uint32_t system, chunk; } ecs__task;
    before it lets go of the lock, so an exclusive system that holds the
    queue can wait for the busy count to drain. */
 static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
-    if (!ecs__load_sc(&w->queued)) return false;
+    if (!ecs__load_sc(&w->queued) && (thread || !ecs__load_sc(&w->main_queued))) return false;
     bool got = false, popped = false;
     ecs__qlock(w);
     if (thread == 0 && w->main_count) {
         t->system = ecs__heap_pop(w->main_ready, &w->main_count, w->ranks);
         t->chunk = ECS__NONE;
-        got = popped = true;
+        (void)ecs__sub_fetch(&w->main_queued, 1);
+        got = true;
     } else if (w->ready_count && !(thread && ecs__load_relaxed(&w->hold))) {
         ecs__system *s = &w->systems[w->ready[0]];
         t->system = w->ready[0];
@@ -3359,6 +3383,7 @@ static int ecs__worker_main(void *arg) {
         bool again = false;
         for (uint32_t i = 1;; i++) {
             if (ecs__load_relaxed(&w->queued) && !ecs__load_relaxed(&w->hold)) { again = true; break; }
+            if (!(i & 1023)) ecs__yield();   /* spinning is for hand-offs, not for hogging a core */
             if (!(i & 63)) {
                 uint64_t now = ecs__now_ns();
                 if (!deadline) deadline = now + ECS_SPIN_NS;
@@ -3385,7 +3410,10 @@ static int ecs__worker_main(void *arg) {
 static void ecs__main_wait(ecs_world *w) {
     uint64_t deadline = 0;
     for (uint32_t i = 1;; i++) {
-        if (ecs__load_relaxed(&w->queued) || !ecs__load_relaxed(&w->remaining)) return;
+        if (ecs__load_relaxed(&w->queued) || ecs__load_relaxed(&w->main_queued) ||
+            !ecs__load_relaxed(&w->remaining))
+            return;
+        if (!(i & 1023)) ecs__yield();
         if (!(i & 63)) {
             uint64_t now = ecs__now_ns();
             if (!deadline) deadline = now + ECS_SPIN_NS;
@@ -3395,7 +3423,8 @@ static void ecs__main_wait(ecs_world *w) {
     }
     ecs__mtx_lock(&w->park_lock);
     atomic_store(&w->main_sleeping, 1);
-    while (!atomic_load(&w->queued) && atomic_load(&w->remaining)) ecs__cnd_wait(&w->main_park, &w->park_lock);
+    while (!atomic_load(&w->queued) && !atomic_load(&w->main_queued) && atomic_load(&w->remaining))
+        ecs__cnd_wait(&w->main_park, &w->park_lock);
     atomic_store(&w->main_sleeping, 0);
     ecs__mtx_unlock(&w->park_lock);
 }
@@ -3426,13 +3455,13 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
     ecs__store(&w->hold, 0);
     ecs__store(&w->remaining, (int32_t)sg->count);
     for (uint32_t k = 0; k < sg->count; k++) ecs__store(&w->systems[order[k]].pending, (int32_t)sg->preds[k]);
-    bool pushed = false;
+    bool shared = false;
     for (uint32_t k = 0; k < sg->count; k++) {
         if (sg->preds[k]) continue;
-        if (ecs__prepare(w, &w->systems[order[k]])) { ecs__push_ready(w, order[k]); pushed = true; }
+        if (ecs__prepare(w, &w->systems[order[k]])) shared |= ecs__push_ready(w, order[k]);
         else ecs__complete(w, tc, order[k]);
     }
-    if (pushed) ecs__wake(w);
+    if (shared) ecs__wake(w, true);
     for (;;) {
         ecs__task t;
         if (ecs__take(w, 0, &t)) {
@@ -3440,12 +3469,15 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
                 ecs__qlock(w);   /* hold the queue and let running tasks drain */
                 ecs__store(&w->hold, 1);
                 ecs__qunlock(w);
-                while (ecs__load(&w->busy)) ECS__PAUSE();
+                for (uint32_t i = 1; ecs__load(&w->busy); i++) {
+                    if (!(i & 255)) ecs__yield();
+                    ECS__PAUSE();
+                }
                 ECS__HAPPENS_AFTER(&w->busy);
                 ecs__exclusive(w, t.system);
                 ecs__store(&w->hold, 0);
                 ecs__complete(w, tc, t.system);
-                ecs__wake(w);
+                ecs__wake(w, true);   /* released from the hold */
             } else {
                 ecs__run(w, tc, t.system, t.chunk);
                 ecs__task_done(w, tc, &t);
@@ -3530,7 +3562,7 @@ static void ecs__stats_update(ecs_world *w, uint64_t wall) {
         ecs__system *s = &w->systems[si];
         uint64_t ns = ecs__load(&s->work_ns);
         ecs__store(&s->work_ns, 0);
-        if (s->last_frame != w->frame) continue;   /* did not run this frame */
+        if (s->last_frame != w->frame + 1) continue;   /* did not run this frame */
         s->last_ns = (double)ns;
         s->avg_ns = s->timed ? s->avg_ns + (s->last_ns - s->avg_ns) / 8 : s->last_ns;
         s->timed++;
@@ -3828,7 +3860,7 @@ static bool ecs__pool_start(ecs_world *w) {
 #if ECS__THREADS
     if (w->threads == 1) return true;
     ECS__ATOMIC_VAR(&w->qlock); ECS__ATOMIC_VAR(&w->sleepers); ECS__ATOMIC_VAR(&w->queued);
-    ECS__ATOMIC_VAR(&w->main_sleeping);
+    ECS__ATOMIC_VAR(&w->main_sleeping); ECS__ATOMIC_VAR(&w->main_queued);
     ECS__ATOMIC_VAR(&w->hold); ECS__ATOMIC_VAR(&w->busy); ECS__ATOMIC_VAR(&w->remaining);
     ECS__ATOMIC_VAR(&w->failed); ECS__ATOMIC_VAR(&w->trace_lost); ECS__ATOMIC_VAR(&w->next_serial);
     if (!ecs__mtx_init(&w->park_lock)) return false;

@@ -75,10 +75,6 @@ static ecs_world *seed_world(ecs_order order, Ids *ids) {
     ids->game_state = ecs_resource(w, "GameState", sizeof(GameState), 0, NULL);
     ids->gui = ecs_resource(w, "GUI", sizeof(GUI), 0, NULL);
 
-    /* In explicit mode the two Health readers wait for both Health writers. */
-    const char *after_writers[ECS_MAX_DEPS] = {0};
-    if (order == ECS_ORDER_EXPLICIT) { after_writers[0] = "PoisonSystem"; after_writers[1] = "BulletSystem"; }
-
     ecs_system_add(w, &(ecs_system_desc){
         .name = "PoisonSystem", .fn = poison_system, .ctx = ids,
         .terms = {{ids->health, ECS_WRITE, ECS_AND}, {ids->poison, ECS_READ, ECS_AND}}});
@@ -88,8 +84,11 @@ static ecs_world *seed_world(ecs_order order, Ids *ids) {
     ecs_system_desc bar = {
         .name = "HealthBarSystem", .fn = health_bar_system, .ctx = ids,
         .terms = {{ids->health, ECS_READ, ECS_AND}}, .writes = {ids->gui}};
-    memcpy(over.after, after_writers, sizeof after_writers);
-    memcpy(bar.after, after_writers, sizeof after_writers);
+    if (order == ECS_ORDER_EXPLICIT) {   /* only declared order counts: the readers of
+                                            Health wait for both of its writers */
+        over.after[0] = bar.after[0] = "PoisonSystem";
+        over.after[1] = bar.after[1] = "BulletSystem";
+    }
     ecs_system_add(w, &over);
     ecs_system_add(w, &bar);
     ecs_system_add(w, &(ecs_system_desc){

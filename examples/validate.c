@@ -47,7 +47,7 @@ int main(void) {
     /* a declaration against stage order: "present" runs after "simulate" */
     ecs_system_add(w, &(ecs_system_desc){.name = "Integrate", .fn = nothing, .stage = simulate,
         .terms = {{pos, ECS_WRITE, ECS_AND}, {vel, ECS_READ, ECS_AND}},
-        .after = {"Gravity", "Wind", "Steering", "Avoidance", "Flocking", "Render"}});
+        .after = {"Gravity", "Wind", "Render"}});
 
     /* an unknown name: "Integrat" is a typo */
     ecs_system_add(w, &(ecs_system_desc){.name = "Render", .fn = nothing, .stage = present,
