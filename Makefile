@@ -80,8 +80,8 @@ $(BUILD)/ex_%: examples/%.c ecs.h | $(BUILD)
 	gcc $(WARN) -O2 -I. -o $@ $< -lm
 	clang $(WARN) -O2 -I. -o $@_clang $< -lm
 
-run: $(BUILD)/ex_quickstart
-	$(BUILD)/ex_quickstart
+run: $(BUILD)/ex_showcase
+	$(BUILD)/ex_showcase
 
 # ---- bench ---------------------------------------------------------------
 $(BUILD)/bench: bench/*.c ecs.h | $(BUILD)

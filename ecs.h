@@ -183,6 +183,8 @@ ECS_API ecs_id ecs_id_count(const ecs_world *w);
    same name again returns the same id if the size matches, else 0. */
 ECS_API ecs_id ecs_resource(ecs_world *w, const char *name, size_t size, size_t align,
                             const void *init);
+/* ECS_RESOURCE(w, T, init): init may be a compound literal, commas and all. */
+#define ECS_RESOURCE(w, T, ...) ecs_resource((w), #T, sizeof(T), ECS__ALIGNOF(T), __VA_ARGS__)
 /* The resource's storage, or NULL (ECS_ERR_ARG) if id is not a resource. */
 ECS_API void *ecs_resource_get(ecs_world *w, ecs_id resource);
 
@@ -339,10 +341,12 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *desc);
 ECS_API ecs_system ecs_system_lookup(const ecs_world *w, const char *name);
 ECS_API const char *ecs_system_name(const ecs_world *w, ecs_system s);   /* NULL if unknown */
 ECS_API uint32_t   ecs_system_count(const ecs_world *w);
+ECS_API ecs_stage  ecs_system_stage(const ecs_world *w, ecs_system s);   /* 0 if unknown */
 /* A new stage, run after all earlier ones; 0 on failure. Stage 0 ("default")
    always exists. */
 ECS_API ecs_stage  ecs_stage_add(ecs_world *w, const char *name);
 ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage);  /* NULL if unknown */
+ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. count - 1 */
 
 /* Two systems CONFLICT on an id when both access it and at least one writes
    it (terms with ECS_WRITE, or writes). NOT terms access nothing. Systems in
@@ -2162,6 +2166,9 @@ ECS_API const char *ecs_system_name(const ecs_world *w, ecs_system s) {
     return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].name : NULL;
 }
 ECS_API uint32_t ecs_system_count(const ecs_world *w) { return w ? w->system_count : 0; }
+ECS_API ecs_stage ecs_system_stage(const ecs_world *w, ecs_system s) {
+    return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].stage : 0;
+}
 
 ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
     if (!w) return 0;
@@ -2183,6 +2190,7 @@ ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
 ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage) {
     return w && stage < w->stage_count ? w->stages[stage] : NULL;
 }
+ECS_API uint32_t ecs_stage_count(const ecs_world *w) { return w ? w->stage_count : 0; }
 /* ---- >>graph: building and validating the system graph -------------------- */
 /* Per stage: declared edges; strongly connected components by an iterative
    DFS with three marks (unvisited / on the stack / done: Tarjan's, seed 000);
@@ -3027,6 +3035,15 @@ ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b) {
 }
 
 /* ---- >>dot: the graph for Graphviz ---------------------------------------- */
+static void ecs__dot_html(FILE *out, const char *s) {   /* text inside an HTML-like label */
+    for (; *s; s++) {
+        if (*s == '<') fputs("&lt;", out);
+        else if (*s == '>') fputs("&gt;", out);
+        else if (*s == '&') fputs("&amp;", out);
+        else if (*s == '"') fputs("&quot;", out);
+        else fputc(*s, out);
+    }
+}
 static void ecs__dot_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; *s; s++) {
@@ -3046,20 +3063,35 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
                  "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n"
                  "  edge [fontname=\"Helvetica\", fontsize=10];\n");
     for (uint32_t st = 0; st < w->stage_count; st++) {
+        if (!g->stages[st].count) continue;   /* an empty stage would be an empty box */
         fprintf(out, "  subgraph cluster_stage%u {\n    label=", (unsigned)st);
         ecs__dot_string(out, w->stages[st]);
         fprintf(out, ";\n    style=rounded;\n    color=gray60;\n");
         for (uint32_t k = 0; k < g->stages[st].count; k++) {
             uint32_t s = g->order[g->stages[st].first + k];
             const ecs__system *sys = &w->systems[s];
-            fprintf(out, "    s%u [label=", (unsigned)(s + 1));
-            ecs__dot_string(out, sys->name);
+            fprintf(out, "    s%u [label=<", (unsigned)(s + 1));
+            ecs__dot_html(out, sys->name);
+            if (sys->flags & ECS_SYSTEM_EXCLUSIVE) fputs("<BR/><FONT POINT-SIZE=\"9\">exclusive</FONT>", out);
+            if (sys->flags & ECS_SYSTEM_MAIN_THREAD) fputs("<BR/><FONT POINT-SIZE=\"9\">main thread</FONT>", out);
+            if (sys->chunk_size > 0)
+                fprintf(out, "<BR/><FONT POINT-SIZE=\"9\">chunks of %d</FONT>", sys->chunk_size);
+            fputc('>', out);
             if (sys->flags & ECS_SYSTEM_EXCLUSIVE) fprintf(out, ", peripheries=2, fillcolor=\"#fde2c8\"");
             if (sys->flags & ECS_SYSTEM_MAIN_THREAD) fprintf(out, ", fillcolor=\"#d6e6ff\"");
-            if (sys->chunk_size > 0) fprintf(out, ", xlabel=\"chunks of %d\"", sys->chunk_size);
             fprintf(out, "];\n");
         }
         fprintf(out, "  }\n");
+    }
+    /* stage order: one edge from each non-empty stage's box to the next's */
+    for (uint32_t st = 0, prev = ECS__NONE; st < w->stage_count; st++) {
+        if (!g->stages[st].count) continue;
+        if (prev != ECS__NONE)
+            fprintf(out, "  s%u -> s%u [ltail=cluster_stage%u, lhead=cluster_stage%u, style=bold, "
+                         "color=gray70, arrowhead=vee];\n",
+                    (unsigned)(g->order[g->stages[prev].first] + 1), (unsigned)(g->order[g->stages[st].first] + 1),
+                    (unsigned)prev, (unsigned)st);
+        prev = st;
     }
     for (uint32_t i = 0; i < g->edge_count; i++) {
         const ecs__edge *e = &g->edges[i];
@@ -3497,14 +3529,15 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
     uint64_t t0 = w->tracing ? ecs__now_ns() : 0;
     const uint32_t *order = w->graph.order + sg->first;
     ecs_result r = ECS_OK;
+    bool applied = false;
     for (uint32_t k = 0; k < sg->count && !r; k++) {
         ecs__system *s = &w->systems[order[k]];
         if (!s->ran) continue;
         for (uint32_t b = 0; b < s->buf_count && !r; b++)
-            if (s->bufs[b].count) r = ecs__commands_apply(w, &s->bufs[b]);
+            if (s->bufs[b].count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
         if (!r) s->ran = false;
     }
-    if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__NONE - 1, ECS__NONE, t0, ecs__now_ns());
+    if (w->tracing && applied) ecs__trace_add(w, &w->tctx[0], ECS__NONE - 1, ECS__NONE, t0, ecs__now_ns());
     return r;
 }
 

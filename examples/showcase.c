@@ -434,7 +434,8 @@ static void print_schedule(ecs_world *w, const App *a) {
             if (d->flags & ECS_SYSTEM_EXCLUSIVE) snprintf(flags, sizeof flags, "exclusive");
             else if (d->flags & ECS_SYSTEM_MAIN_THREAD) snprintf(flags, sizeof flags, "main thread");
             else if (d->chunk_size) snprintf(flags, sizeof flags, "chunks of %d", d->chunk_size);
-            printf("    %-10s %-14s", ecs_system_name(w, s), flags);
+            char line[256];
+            int len = snprintf(line, sizeof line, "    %-10s %-14s", ecs_system_name(w, s), flags);
             const char *sep = " after ";
             for (ecs_system p = 1; p <= n; p++) {
                 if (a->desc[p].stage != st || !ecs_system_precedes(w, p, s)) continue;
@@ -442,9 +443,13 @@ static void print_schedule(ecs_world *w, const App *a) {
                 for (ecs_system q = 1; q <= n && direct; q++)
                     if (a->desc[q].stage == st && ecs_system_precedes(w, p, q) && ecs_system_precedes(w, q, s))
                         direct = false;
-                if (direct) { printf("%s%s", sep, ecs_system_name(w, p)); sep = ", "; }
+                if (direct && len < (int)sizeof line)
+                    len += snprintf(line + len, sizeof line - (size_t)len, "%s%s", sep, ecs_system_name(w, p));
+                if (direct) sep = ", ";
             }
-            printf("\n");
+            if (len >= (int)sizeof line) len = (int)sizeof line - 1;   /* truncated */
+            while (len > 0 && line[len - 1] == ' ') line[--len] = '\0';
+            printf("%s\n", line);
         }
     }
 }
@@ -481,19 +486,22 @@ static uint64_t world_hash(ecs_world *w, const App *a) {
 }
 
 /* Runs the frames; returns the wall time in seconds (negative on failure).
-   Traces frames [trace_from, trace_from + 4) when trace_from >= 0. */
-static double run(ecs_world *w, int frames, int trace_from, double *work_us, double *wall_us) {
+   Traces frames [trace_from, trace_from + 4) when trace_from >= 0. Sums the
+   work and wall time of the timed frames (every 8th; every traced one) after
+   the first few into *work_us, *wall_us and counts them in *timed. */
+static double run(ecs_world *w, int frames, int trace_from, double *work_us, double *wall_us, int *timed) {
     double t0 = now_s();
     uint64_t seen = 0;
     *work_us = *wall_us = 0;
+    *timed = 0;
     for (int f = 0; f < frames; f++) {
         if (f == trace_from) ecs_trace_enable(w, true);
         if (f == trace_from + 4) ecs_trace_enable(w, false);
         ecs_result r = ecs_progress(w, DT);
         if (r) { fprintf(stderr, "ecs_progress: %s\n", ecs_last_error(w)); return -1; }
-        ecs_frame_stats fs;   /* sum the timed frames (every 8th; every traced one) */
+        ecs_frame_stats fs = {0};
         ecs_frame_stats_get(w, &fs);
-        if (fs.timed_frame != seen && f >= 8) { *work_us += fs.work_us; *wall_us += fs.wall_us; }
+        if (fs.timed_frame != seen && f >= 8) { *work_us += fs.work_us; *wall_us += fs.wall_us; ++*timed; }
         seen = fs.timed_frame;
     }
     ecs_trace_enable(w, false);
@@ -521,7 +529,8 @@ int main(int argc, char **argv) {
     if (!f || ecs_write_dot(w, f) || fclose(f)) { perror("graph.dot"); ecs_world_free(w); return 1; }
 
     printf("\nrunning on %d threads:\n", ecs_thread_count(w));
-    double work_a, wall_us_a, wall_a = run(w, frames, frames / 2, &work_a, &wall_us_a);
+    int timed;
+    double work_us, wall_us, wall_a = run(w, frames, frames / 2, &work_us, &wall_us, &timed);
     if (wall_a < 0) { ecs_world_free(w); return 1; }
     f = fopen("trace.json", "w");
     if (!f || ecs_write_trace(w, f) || fclose(f)) { perror("trace.json"); ecs_world_free(w); return 1; }
@@ -534,12 +543,13 @@ int main(int argc, char **argv) {
         printf("    %-10s %-9s %6llu %9.1f %7u\n", ecs_system_name(w, s), ecs_stage_name(w, a.desc[s].stage),
                (unsigned long long)st.runs, st.avg_us, (unsigned)st.chunks);
     }
-    ecs_frame_stats fs;
+    ecs_frame_stats fs = {0};
     ecs_frame_stats_get(w, &fs);
     ecs_sim_result sim;
-    printf("\nframe: %.2f ms of work in %.2f ms wall over the timed frames: parallelism %.2f "
-           "(critical path %.2f ms)\n", work_a / 1000, wall_us_a / 1000, wall_us_a > 0 ? work_a / wall_us_a : 0,
-           fs.critical_path_us / 1000);
+    if (timed)
+        printf("\na frame (mean of %d timed frames): %.2f ms of work in %.2f ms wall: parallelism %.2f "
+               "(critical path %.2f ms)\n", timed, work_us / timed / 1000, wall_us / timed / 1000,
+               work_us / wall_us, fs.critical_path_us / 1000);
     if (!ecs_schedule_simulate(w, ecs_thread_count(w), NULL, &sim))
         printf("simulated on %d threads: %.2f ms a frame (lower bound %.2f ms; one thread %.2f ms)\n",
                ecs_thread_count(w), sim.makespan / 1000, sim.lower_bound / 1000, sim.total_work / 1000);
@@ -550,7 +560,7 @@ int main(int argc, char **argv) {
 
     w = build(&a, 1, frames, false);
     if (!w) return 1;
-    double work_b, wall_us_b, wall_b = run(w, frames, -1, &work_b, &wall_us_b);
+    double wall_b = run(w, frames, -1, &work_us, &wall_us, &timed);
     if (wall_b < 0) { ecs_world_free(w); return 1; }
     uint64_t hash_b = world_hash(w, &a);
     size_t count_b = ecs_count(w);
@@ -562,7 +572,7 @@ int main(int argc, char **argv) {
            count_a, (unsigned long long)hash_a, threads_a, count_b, (unsigned long long)hash_b,
            hash_a == hash_b && count_a == count_b ? "identical" : "DIFFERENT");
     printf("\nwrote trace.json (frames %d-%d): open https://ui.perfetto.dev -> Open trace file\n",
-           frames / 2, frames / 2 + 3);
+           frames / 2, frames / 2 + 3 < frames ? frames / 2 + 3 : frames - 1);
     printf("wrote graph.dot: dot -Tsvg graph.dot -o graph.svg\n");
     return hash_a == hash_b && count_a == count_b ? 0 : 1;
 }

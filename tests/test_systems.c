@@ -1489,16 +1489,17 @@ TEST(systems_dot_valid_graph) {
     REQUIRE(text);
     CHECK_EQ_INT(res, ECS_OK);
     CHECK(contains(text, "digraph"));
-    CHECKF(count_str(text, "subgraph cluster") == 3, "one cluster per stage:\n%s", text);
-    CHECK(contains(text, "update") && contains(text, "render") && contains(text, "default"));
+    CHECKF(count_str(text, "subgraph cluster") == 2, "one cluster per non-empty stage:\n%s", text);
+    CHECK(contains(text, "update") && contains(text, "render") && !contains(text, "default"));
+    CHECKF(dot_edges(text, "lhead=cluster") == 1, "one stage-order edge:\n%s", text);
     CHECK(contains(text, "Writer") && contains(text, "Reader") && contains(text, "Drawer"));
     CHECKF(dot_edges(text, "style=dashed") == 1, "one inferred edge:\n%s", text);
-    CHECKF(dot_edges(text, NULL) == 2, "two edges:\n%s", text);
+    CHECKF(dot_edges(text, NULL) == 3, "two system edges and the stage-order edge:\n%s", text);
     CHECK(!contains(text, "dotted"));
     CHECK(!contains(text, "penwidth"));
     /* the declared edge is plain */
-    CHECKF(dot_edges(text, "dashed") + dot_edges(text, "dotted") + dot_edges(text, "red") == 1,
-           "declared edge styled:\n%s", text);
+    CHECKF(dot_edges(text, "dashed") + dot_edges(text, "dotted") + dot_edges(text, "red") +
+           dot_edges(text, "lhead=") == 2, "declared edge styled:\n%s", text);
     size_t len = strlen(text);
     CHECK(len > 2 && text[len - 2] == '}');
     free(text);
@@ -1561,12 +1562,34 @@ TEST(systems_dot_escapes_names) {
     char *text = dot_of(w, &res);
     REQUIRE(text);
     CHECK_EQ_INT(res, ECS_OK);
-    CHECKF(contains(text, "say \\\"hi\\\""), "quotes not escaped:\n%s", text);
-    CHECKF(!contains(text, "\"say \"hi\"\""), "raw quotes:\n%s", text);
+    /* system names sit in HTML-like labels, stage names in quoted strings */
+    CHECKF(contains(text, "say &quot;hi&quot;"), "quotes not escaped:\n%s", text);
+    CHECKF(!contains(text, "say \"hi\""), "raw quotes:\n%s", text);
     CHECKF(contains(text, "st\\\"age"), "stage name not escaped:\n%s", text);
-    CHECKF(contains(text, "back\\\\slash"), "backslash not escaped:\n%s", text);
+    CHECKF(contains(text, "<back\\slash"), "backslash name:\n%s", text);
+    free(text);
+    REQUIRE(ADD(w, .name = "a<b&c>"));
+    text = dot_of(w, &res);
+    REQUIRE(text);
+    CHECKF(contains(text, "a&lt;b&amp;c&gt;"), "HTML characters not escaped:\n%s", text);
     free(text);
     CHECK_EQ_INT(ecs_write_dot(w, NULL), ECS_ERR_ARG);
+    ecs_world_free(w);
+}
+
+TEST(systems_stage_and_system_getters) {
+    ecs_world *w = world_of(ECS_ORDER_INSERTION);
+    REQUIRE(w);
+    CHECK_EQ_INT(ecs_stage_count(w), 1);
+    ecs_stage late = ecs_stage_add(w, "late");
+    CHECK_EQ_INT(ecs_stage_count(w), 2);
+    ecs_system a = ADD(w, .name = "A"), b = ADD(w, .name = "B", .stage = late);
+    REQUIRE(a && b);
+    CHECK_EQ_INT(ecs_system_stage(w, a), 0);
+    CHECK_EQ_INT(ecs_system_stage(w, b), late);
+    CHECK_EQ_INT(ecs_system_stage(w, 0), 0);
+    CHECK_EQ_INT(ecs_system_stage(w, 99), 0);
+    CHECK_EQ_INT(ecs_stage_count(NULL), 0);
     ecs_world_free(w);
 }
 
@@ -1655,5 +1678,6 @@ void suite_systems(void) {
     RUN(systems_dot_invalid_graph);
     RUN(systems_dot_stage_cycle_edge);
     RUN(systems_dot_escapes_names);
+    RUN(systems_stage_and_system_getters);
     RUN(systems_deep_chain_validates);
 }

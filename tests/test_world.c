@@ -387,6 +387,20 @@ TEST(id_name_is_copied) {
 }
 
 /* ---- resources ----------------------------------------------------------- */
+TEST(resource_macro_registers_by_type) {
+    typedef struct { int a; double b; } Config;
+    ecs_world *w = ecs_world_new(NULL);
+    REQUIRE(w);
+    ecs_id id = ECS_RESOURCE(w, Config, &(Config){3, 4.5});
+    REQUIRE(id);
+    CHECK(!strcmp(ecs_id_name(w, id), "Config"));
+    CHECK_EQ_INT(ecs_id_size(w, id), sizeof(Config));
+    const Config *c = (const Config *)ecs_resource_get(w, id);
+    CHECK(c && c->a == 3 && c->b == 4.5);
+    CHECK_EQ_INT(ECS_RESOURCE(w, Config, NULL), id);   /* same name and size: same id */
+    ecs_world_free(w);
+}
+
 TEST(resource_init_is_copied_once) {
     ecs_world *w = ecs_world_new(NULL);
     REQUIRE(w);
@@ -504,6 +518,7 @@ void suite_world(void) {
     RUN(lookup_name_size_count);
     RUN(id_name_is_copied);
     RUN(resource_init_is_copied_once);
+    RUN(resource_macro_registers_by_type);
     RUN(resource_null_init_is_zeroed_and_aligned);
     RUN(resource_get_on_non_resource_is_null);
     RUN(resource_id_rejected_by_entity_calls);
