@@ -56,6 +56,26 @@ static inline unsigned test_below(unsigned long long *s, unsigned n) {
 
 #endif
 
+/* How often needle occurs in hay. */
+static inline int test_count_str(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+/* The whole content of f, from its start (for output written to a tmpfile());
+   free() it. */
+static inline char *test_read_all(FILE *f) {
+    fflush(f);
+    long n = ftell(f);
+    if (n < 0) return NULL;
+    char *buf = (char *)malloc((size_t)n + 1);
+    if (!buf) return NULL;
+    rewind(f);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = 0;
+    return buf;
+}
+
 /* A hash of the whole world as the public API sees it: every live entity's
    handle, in query order, with each component's presence and bytes. Used to
    prove that a failed call left the world unchanged. */

@@ -52,23 +52,6 @@ static ecs_world *sched_world(int threads, ecs_order order) {
     return ecs_world_new(&d);
 }
 static bool contains(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
-static int count_str(const char *hay, const char *needle) {
-    int n = 0;
-    for (const char *p = hay; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
-    return n;
-}
-/* The whole content of f, from its start; free() it. */
-static char *read_all(FILE *f) {
-    fflush(f);
-    long n = ftell(f);
-    if (n < 0) return NULL;
-    char *buf = (char *)malloc((size_t)n + 1);
-    if (!buf) return NULL;
-    rewind(f);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = 0;
-    return buf;
-}
 
 static const int thread_counts[4] = {1, 2, 3, 8};
 
@@ -1421,7 +1404,7 @@ TEST(sched_empty_query_not_called) {
         FILE *f = tmpfile();
         REQUIRE(f);
         CHECK_EQ_INT(ecs_write_trace(w, f), ECS_OK);
-        char *json = read_all(f);
+        char *json = test_read_all(f);
         fclose(f);
         REQUIRE(json);
         CHECK(contains(json, "\"Full\""));
@@ -1653,7 +1636,7 @@ static bool json_valid(const char *s) {
 static char *trace_text(ecs_world *w) {
     FILE *f = tmpfile();
     if (!f) return NULL;
-    char *s = ecs_write_trace(w, f) == ECS_OK ? read_all(f) : NULL;
+    char *s = ecs_write_trace(w, f) == ECS_OK ? test_read_all(f) : NULL;
     fclose(f);
     return s;
 }
@@ -1687,21 +1670,21 @@ TEST(sched_trace_json) {
     CHECK(contains(s, "\"TraceChunked\"") && contains(s, "\"TracePlain\"") && contains(s, "\"TraceMain\""));
     CHECK(contains(s, "\"Quote\\\"Back\\\\slash\""));
     CHECK(contains(s, "\"ph\":\"X\""));
-    CHECK_EQ_INT(count_str(s, "\"thread_name\""), 4);
+    CHECK_EQ_INT(test_count_str(s, "\"thread_name\""), 4);
     CHECK(contains(s, "\"chunk\":"));
     /* per frame: 10 chunks, 3 systems, a frame event; sync points */
-    CHECK_EQ_INT(count_str(s, "\"cat\":\"chunk\""), frames * 10);
-    CHECK_EQ_INT(count_str(s, "\"cat\":\"system\""), frames * 3);
-    CHECK_EQ_INT(count_str(s, "\"cat\":\"frame\""), frames);
+    CHECK_EQ_INT(test_count_str(s, "\"cat\":\"chunk\""), frames * 10);
+    CHECK_EQ_INT(test_count_str(s, "\"cat\":\"system\""), frames * 3);
+    CHECK_EQ_INT(test_count_str(s, "\"cat\":\"frame\""), frames);
     CHECK(contains(s, "\"frame 1\"") && !contains(s, "\"frame 0\""));
-    int events = count_str(s, "\"ph\":\"X\"");
+    int events = test_count_str(s, "\"ph\":\"X\"");
     free(s);
     /* off: nothing more is recorded */
     ecs_trace_enable(w, false);
     CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
     s = trace_text(w);
     REQUIRE(s);
-    CHECK_EQ_INT(count_str(s, "\"ph\":\"X\""), events);
+    CHECK_EQ_INT(test_count_str(s, "\"ph\":\"X\""), events);
     free(s);
     /* on again: a new recording */
     ecs_trace_enable(w, true);
@@ -1709,8 +1692,8 @@ TEST(sched_trace_json) {
     s = trace_text(w);
     REQUIRE(s);
     CHECK(json_valid(s));
-    CHECK_EQ_INT(count_str(s, "\"cat\":\"frame\""), 1);
-    CHECK_EQ_INT(count_str(s, "\"cat\":\"chunk\""), 10);
+    CHECK_EQ_INT(test_count_str(s, "\"cat\":\"frame\""), 1);
+    CHECK_EQ_INT(test_count_str(s, "\"cat\":\"chunk\""), 10);
     free(s);
     CHECK_EQ_INT(ecs_write_trace(w, NULL), ECS_ERR_ARG);
     ST_REPORT("sched_trace_json");

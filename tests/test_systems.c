@@ -63,23 +63,6 @@ static ecs_result validate(ecs_world *w, ecs_report *r) {
     if (validate((w), &r_) != ECS_OK) { CHECKF(0, "graph not valid:"); print_report(&r_); } } while (0)
 
 static bool contains(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
-static int count_str(const char *hay, const char *needle) {
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
-    return n;
-}
-/* The whole content of f, from its start; free() it. */
-static char *read_all(FILE *f) {
-    fflush(f);
-    long n = ftell(f);
-    if (n < 0) return NULL;
-    char *buf = (char *)malloc((size_t)n + 1);
-    if (!buf) return NULL;
-    rewind(f);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = 0;
-    return buf;
-}
 
 /* ---- registration ------------------------------------------------------------ */
 TEST(systems_add_lookup_name_count) {
@@ -1424,10 +1407,10 @@ TEST(systems_report_print_lines) {
     FILE *f = tmpfile();
     REQUIRE(f);
     ecs_report_print(&r, f);
-    char *text = read_all(f);
+    char *text = test_read_all(f);
     fclose(f);
     REQUIRE(text);
-    CHECKF(count_str(text, "\n") == 3, "expected 3 lines:\n%s", text);
+    CHECKF(test_count_str(text, "\n") == 3, "expected 3 lines:\n%s", text);
     size_t len = strlen(text);
     CHECK(len > 0 && text[len - 1] == '\n');
     for (int i = 0; i < r.count; i++) CHECKF(contains(text, r.problems[i].message), "%s missing", r.problems[i].message);
@@ -1442,10 +1425,10 @@ TEST(systems_report_print_lines) {
     f = tmpfile();
     REQUIRE(f);
     ecs_report_print(&r, f);
-    text = read_all(f);
+    text = test_read_all(f);
     fclose(f);
     REQUIRE(text);
-    CHECKF(count_str(text, "\n") == 1 && strlen(text) > 1, "expected one line: \"%s\"", text);
+    CHECKF(test_count_str(text, "\n") == 1 && strlen(text) > 1, "expected one line: \"%s\"", text);
     free(text);
     ecs_world_free(w);
 }
@@ -1455,7 +1438,7 @@ static char *dot_of(ecs_world *w, ecs_result *res) {
     FILE *f = tmpfile();
     if (!f) return NULL;
     *res = ecs_write_dot(w, f);
-    char *text = read_all(f);
+    char *text = test_read_all(f);
     fclose(f);
     return text;
 }
@@ -1489,7 +1472,7 @@ TEST(systems_dot_valid_graph) {
     REQUIRE(text);
     CHECK_EQ_INT(res, ECS_OK);
     CHECK(contains(text, "digraph"));
-    CHECKF(count_str(text, "subgraph cluster") == 2, "one cluster per non-empty stage:\n%s", text);
+    CHECKF(test_count_str(text, "subgraph cluster") == 2, "one cluster per non-empty stage:\n%s", text);
     CHECK(contains(text, "update") && contains(text, "render") && !contains(text, "default"));
     CHECKF(dot_edges(text, "lhead=cluster") == 1, "one stage-order edge:\n%s", text);
     CHECK(contains(text, "Writer") && contains(text, "Reader") && contains(text, "Drawer"));
