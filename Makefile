@@ -15,7 +15,7 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/ex_%,$(wildcard examples/*.c))
 SHELL   := /bin/bash
 .SHELLFLAGS := -o pipefail -c   # a crashing test binary must fail its `| tee` line
 .PHONY: all run test bench clean examples test-asan test-release test-gen4 test-cxx test-readme \
-        test-tsan test-helgrind test-nothreads
+        test-tsan test-helgrind test-nothreads test-examples
 
 all: examples $(BUILD)/tests_asan
 
@@ -54,6 +54,11 @@ test-helgrind: $(BUILD)/tests_hg
 test-nothreads: $(BUILD)/tests_nothreads
 	@echo "== clang -O2 -DNDEBUG -DECS_NO_THREADS"; $< | tee -a $(BUILD)/summary
 
+test-examples: examples
+	@echo "== examples run (showcase: 20 frames)"
+	cd $(BUILD) && ./ex_quickstart > /dev/null && ./ex_poison > /dev/null && ./ex_validate > /dev/null \
+		&& ./ex_showcase 20 > /dev/null
+
 test-cxx: | $(BUILD)
 	@echo "== public header as C++"
 	printf '#include "../ecs.h"\nint main() { return ecs_world_new(nullptr) == nullptr; }\n' > $(BUILD)/cxx.cpp
@@ -70,7 +75,7 @@ test-readme: README.md ecs.h | $(BUILD)
 
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary
-	@$(MAKE) --no-print-directory test-cxx test-readme examples test-asan test-release test-gen4 \
+	@$(MAKE) --no-print-directory test-cxx test-readme test-examples test-asan test-release test-gen4 \
 		test-nothreads test-tsan test-helgrind
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary
 
