@@ -557,10 +557,13 @@ static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 #endif
 
 /* Forced inlining for the few hot helpers of add/remove/destroy. */
+/* ...and error paths kept out of their way. */
 #if defined(__GNUC__) || defined(__clang__)
 #  define ECS__HOT static inline __attribute__((always_inline))
+#  define ECS__COLD static __attribute__((cold, noinline))
 #else
 #  define ECS__HOT static inline
+#  define ECS__COLD static
 #endif
 
 /* CPU hint inside spin loops: lets the sibling hyperthread run. */
@@ -799,8 +802,8 @@ typedef struct ecs__table {
     void *entities_raw;
     uint32_t count, cap;
     uint32_t lock;           /* iterators inside: structural changes are ECS_ERR_BUSY */
-    ecs__edge_to *edge_lo[2][ECS__EDGE_LO];   /* [removing][id] */
     ecs__map edges;          /* (id << 1 | removing) -> ecs__edge_to *, for larger ids */
+    ecs__edge_to *edge_lo[2 * ECS__EDGE_LO];   /* [removing * ECS__EDGE_LO + id] */
 } ecs__table;
 
 typedef struct ecs__match {  /* one table a query matches */
@@ -1029,7 +1032,7 @@ static char *ecs__error_buf(const ecs_world *cw) {
 
 /* Records a failure: the result code plus one line for ecs_last_error. The
    message buffer is the only state a const call may change. */
-static ecs_result ecs__fail(const ecs_world *w, ecs_result r, const char *fmt, ...) {
+ECS__COLD ecs_result ecs__fail(const ecs_world *w, ecs_result r, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(ecs__error_buf(w), sizeof w->error, fmt, ap);
@@ -1073,7 +1076,7 @@ static bool ecs__id_valid(const ecs_world *w, ecs_id id) { return id >= 1 && id 
 
 /* ECS_OK if id can sit on an entity (a component or tag), else ECS_ERR_ARG
    with a message naming the calling function. */
-static ecs_result ecs__bad_component(const ecs_world *w, const char *fn, ecs_id id) {
+ECS__COLD ecs_result ecs__bad_component(const ecs_world *w, const char *fn, ecs_id id) {
     if (!ecs__id_valid(w, id))
         return ecs__fail(w, ECS_ERR_ARG, "%s: id %u is not registered", fn, (unsigned)id);
     return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a resource, not a component",
@@ -1187,7 +1190,7 @@ static bool ecs__reserved(const ecs_world *w, ecs_entity e) {
            w->records[i].gen == ecs__gen(e);
 }
 
-static ecs_result ecs__not_alive(const ecs_world *w, const char *fn, ecs_entity e) {
+ECS__COLD ecs_result ecs__not_alive(const ecs_world *w, const char *fn, ecs_entity e) {
     if (ecs__reserved(w, e))
         return ecs__fail(w, ECS_ERR_STALE, "%s: entity %u was created in defer mode and is "
                          "live only after ecs_defer_end", fn, (unsigned)ecs__index(e));
@@ -1306,8 +1309,7 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
 }
 
 static void ecs__table_free(ecs_world *w, ecs__table *t) {
-    for (int k = 0; k < 2; k++)
-        for (int i = 0; i < ECS__EDGE_LO; i++) ecs__free(w, t->edge_lo[k][i]);
+    for (int i = 0; i < 2 * ECS__EDGE_LO; i++) ecs__free(w, t->edge_lo[i]);
     for (uint32_t i = 0; i < t->edges.cap; i++)
         if (t->edges.keys[i]) ecs__free(w, (void *)(uintptr_t)t->edges.vals[i]);
     ecs__map_fini(w, &t->edges);
@@ -1385,12 +1387,15 @@ static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32
 /* Swap-remove: the last row moves into the hole, and its entity's record
    follows it. */
 ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {
-    uint32_t last = t->count - 1;
+    const uint32_t last = t->count - 1;
     if (row != last) {
-        for (uint32_t c = 0; c < t->column_count; c++) {
-            ecs__column *col = &t->columns[c];
-            ecs__cell_copy(col->data + (size_t)row * col->size, col->data + (size_t)last * col->size,
-                           col->size);
+        /* locals: byte stores may alias anything, which would force reloads */
+        const ecs__column *const cols = t->columns;
+        const uint32_t n = t->column_count;
+        for (uint32_t c = 0; c < n; c++) {
+            unsigned char *data = cols[c].data;
+            const uint32_t size = cols[c].size;
+            ecs__cell_copy(data + (size_t)row * size, data + (size_t)last * size, size);
         }
         ecs_entity moved = t->entities[last];
         t->entities[row] = moved;
@@ -1403,15 +1408,16 @@ ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {
    shared columns are copied by the edge's plan, new ones zeroed. */
 ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
     ecs__table *src = w->tables[r->table], *dst = edge->dst;
-    uint32_t srow = r->row, drow = dst->count++;
+    const uint32_t srow = r->row, drow = dst->count++, n = dst->column_count;
+    const ecs__column *const dcols = dst->columns, *const scols = src->columns;
+    const int32_t *const from = edge->from;   /* locals: byte stores may alias anything */
     dst->entities[drow] = src->entities[srow];
-    for (uint32_t c = 0; c < dst->column_count; c++) {
-        ecs__column *col = &dst->columns[c];
-        unsigned char *to = col->data + (size_t)drow * col->size;
-        if (edge->from[c] >= 0)
-            ecs__cell_copy(to, src->columns[edge->from[c]].data + (size_t)srow * col->size, col->size);
-        else
-            ecs__cell_zero(to, col->size);
+    for (uint32_t c = 0; c < n; c++) {
+        const uint32_t size = dcols[c].size;
+        unsigned char *to = dcols[c].data + (size_t)drow * size;
+        const int32_t f = from[c];
+        if (f >= 0) ecs__cell_copy(to, scols[f].data + (size_t)srow * size, size);
+        else ecs__cell_zero(to, size);
     }
     ecs__row_delete(w, src, srow);
     r->table = dst->index;
@@ -1420,7 +1426,7 @@ ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to
 }
 
 static const ecs__edge_to *ecs__edge_get(const ecs__table *t, ecs_id id, bool removing) {
-    if (id < ECS__EDGE_LO) return t->edge_lo[removing][id];
+    if (id < ECS__EDGE_LO) return t->edge_lo[removing * ECS__EDGE_LO + id];
     uint64_t *v = ecs__map_get(&t->edges, (uint64_t)id << 1 | removing);
     return v ? (const ecs__edge_to *)(uintptr_t)*v : NULL;
 }
@@ -1440,7 +1446,7 @@ static const ecs__edge_to *ecs__edge_make(ecs_world *w, ecs__table *src, ecs__ta
         if (!ecs__map_reserve(w, &src->edges, 1)) { ecs__free(w, e); return NULL; }
         ecs__map_put(&src->edges, (uint64_t)id << 1 | removing, (uint64_t)(uintptr_t)e);
     } else {
-        src->edge_lo[removing][id] = e;
+        src->edge_lo[removing * ECS__EDGE_LO + id] = e;
     }
     return e;
 }
@@ -1468,7 +1474,7 @@ static const ecs__edge_to *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id
 
 /* A structural change is refused while systems run, or when it would touch
    a table a query is iterating. */
-static ecs_result ecs__busy(ecs_world *w, const char *fn) {
+ECS__COLD ecs_result ecs__busy(ecs_world *w, const char *fn) {
     if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);
     return ecs__fail(w, ECS_ERR_BUSY, "%s: a query is iterating the entity's table; wrap the "
                      "loop in ecs_defer_begin/ecs_defer_end to change structure while iterating", fn);
@@ -1492,7 +1498,7 @@ static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
 }
 
 static ecs_entity ecs__create(ecs_world *w, const char *fn) {
-    if (ecs__locked(w, w->tables[0])) { ecs__busy(w, fn); return 0; }   /* before touching the slots */
+    if (w->phase == ECS__SYSTEMS) { ecs__busy(w, fn); return 0; }   /* before touching shared slots */
     if (!ecs__slots_reserve(w, 1)) { ECS__OOM(w, fn); return 0; }
     uint32_t head = w->free_head, count = w->record_count, i = ecs__slot_take(w);
     if (ecs__place(w, fn, i)) {   /* give the slot back exactly as it was */
