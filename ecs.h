@@ -88,7 +88,9 @@
 
 /* ---- >>config: compile-time options -------------------------------------- */
 #ifndef ECS_API
-#  ifdef ECS_STATIC
+#  if defined(ECS_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#    define ECS_API static __attribute__((unused))   /* what the program does not call is fine */
+#  elif defined(ECS_STATIC)
 #    define ECS_API static
 #  else
 #    define ECS_API extern
@@ -190,8 +192,9 @@ ECS_API void *ecs_resource_get(ecs_world *w, ecs_id resource);
 
 /* ---- >>api: entities ----------------------------------------------------- */
 /* Structural calls (create, destroy, add, remove, set of a missing component)
-   return ECS_ERR_BUSY when they would touch a table a query is iterating;
-   inside ecs_defer_begin/end they are recorded and applied at ecs_defer_end. */
+   return ECS_ERR_BUSY when they would touch a table a query is iterating, and
+   from inside a system that is not EXCLUSIVE (use it->commands there); inside
+   ecs_defer_begin/end they are recorded and applied at ecs_defer_end. */
 
 /* A new entity with no components; 0 on failure. In defer mode the handle is
    reserved: usable in later calls of the same defer block, and live, with the
@@ -215,7 +218,7 @@ ECS_API bool       ecs_has(const ecs_world *w, ecs_entity e, ecs_id id);
 ECS_API const void *ecs_get(const ecs_world *w, ecs_entity e, ecs_id id);
 /* As ecs_get, writable. Does not add a missing component. */
 ECS_API void      *ecs_get_mut(ecs_world *w, ecs_entity e, ecs_id id);
-/* Live entities (pending ones not included). */
+/* Live entities (pending and reserved ones not included). */
 ECS_API size_t     ecs_count(const ecs_world *w);
 
 /* ---- >>api: queries and iteration ---------------------------------------- */
@@ -333,8 +336,9 @@ typedef struct ecs_system_desc {
 
 /* Registers a system; the graph is built and checked by ecs_validate or the
    next ecs_progress. 0 with ECS_ERR_ARG for a bad desc (NULL name or fn, bad
-   term, unknown id in reads/writes, unknown stage or flag, chunk_size < 0),
-   ECS_ERR_NOMEM, or ECS_ERR_BUSY while systems run. A name used twice is
+   term, unknown id in reads/writes, unknown stage or flag, chunk_size < 0 or
+   > 0 on a MAIN_THREAD or EXCLUSIVE system, an empty dependency name),
+   ECS_ERR_NOMEM, or ECS_ERR_BUSY during ecs_progress. A name used twice is
    accepted here and reported by ecs_validate (DUPLICATE_NAME). */
 ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *desc);
 /* The first system registered under name, or 0. */
@@ -351,7 +355,8 @@ ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. cou
 /* Two systems CONFLICT on an id when both access it and at least one writes
    it (terms with ECS_WRITE, or writes). NOT terms access nothing. Systems in
    different stages never conflict; an EXCLUSIVE system conflicts with every
-   other system of its stage. */
+   other system of its stage (and at run time it runs alone even next to a
+   system it lists in independent_of). */
 
 /* ---- >>api: validation --------------------------------------------------- */
 typedef enum ecs_problem_kind {
