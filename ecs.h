@@ -2226,6 +2226,9 @@ typedef struct ecs__build {       /* one stage's temporaries */
     ecs_id *id_of;                /* compact id -> id (compact 0: "the whole world") */
     uint64_t *accessors, *writers;/* per compact id: a row of systems */
     uint32_t *comp, *emit, *comp_start, comp_count;  /* components, sinks first */
+    uint32_t *seen, *prev, *queue;   /* cycle walks: BFS stamps, parents, queue */
+    unsigned char *walked;
+    uint32_t stamp;
     uint64_t *inferred;           /* from << 32 | to */
     uint32_t inferred_count, inferred_cap;
     void *tmp[64];
@@ -2233,6 +2236,8 @@ typedef struct ecs__build {       /* one stage's temporaries */
 } ecs__build;
 
 static void *ecs__tmp(ecs__build *b, size_t count, size_t size) {
+    /* a stage makes a fixed number of temporaries (about 40), whatever its size */
+    ECS_ASSERT(b->tmp_count < (int)(sizeof b->tmp / sizeof b->tmp[0]));
     if (b->tmp_count == (int)(sizeof b->tmp / sizeof b->tmp[0]) || (count && SIZE_MAX / count < size))
         return NULL;
     size_t bytes = count * size;
@@ -2591,20 +2596,17 @@ static bool ecs__cycle_problem(ecs__build *b, uint32_t c) {
     const uint32_t *members = b->emit + b->comp_start[c];
     uint32_t count = b->comp_start[c + 1] - b->comp_start[c], start = members[0];
     for (uint32_t k = 1; k < count; k++) if (members[k] < start) start = members[k];
-    uint32_t *seen = (uint32_t *)ecs__tmp(b, b->m, sizeof *seen);   /* BFS stamp per system */
-    uint32_t *prev = (uint32_t *)ecs__tmp(b, b->m, sizeof *prev);
-    uint32_t *queue = (uint32_t *)ecs__tmp(b, count, sizeof *queue);
-    unsigned char *walked = (unsigned char *)ecs__tmp(b, b->m, 1);
+    uint32_t *seen = b->seen, *prev = b->prev, *queue = b->queue;   /* per stage, zeroed once */
+    unsigned char *walked = b->walked;
     ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
-    if (!seen || !prev || !queue || !walked || !p) return false;
-    uint32_t left = count - 1, cur = start, stamp = 0, len = 0;
+    if (!p) return false;
+    uint32_t left = count - 1, cur = start, len = 0;
     if (!ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + 1)) return false;
     g->cycles[g->cycle_count + len++] = b->sys[start] + 1;
     walked[start] = 1;
     while (left > 0 || (cur != start)) {
         /* BFS inside the component to the nearest unwalked system (or home) */
-        uint32_t head = 0, tail = 0, found = ECS__NONE;
-        stamp++;
+        uint32_t head = 0, tail = 0, found = ECS__NONE, stamp = ++b->stamp;   /* unique in the stage */
         seen[cur] = stamp;
         queue[tail++] = cur;
         while (head < tail && found == ECS__NONE) {
@@ -2787,6 +2789,13 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     if (!ecs__components(&b)) goto done;
     for (uint32_t c = 0; c < b.comp_count; c++) {
         if (!ecs__comp_cyclic(&b, c)) continue;
+        if (!sg->cyclic) {   /* the walks' scratch, once for the stage */
+            b.seen = (uint32_t *)ecs__tmp(&b, m, sizeof *b.seen);
+            b.prev = (uint32_t *)ecs__tmp(&b, m, sizeof *b.prev);
+            b.queue = (uint32_t *)ecs__tmp(&b, m, sizeof *b.queue);
+            b.walked = (unsigned char *)ecs__tmp(&b, m, 1);
+            if (!b.seen || !b.prev || !b.queue || !b.walked) goto done;
+        }
         sg->cyclic = true;
         if (!ecs__cycle_problem(&b, c)) goto done;
     }

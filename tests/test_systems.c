@@ -1576,6 +1576,24 @@ TEST(systems_stage_and_system_getters) {
     ecs_world_free(w);
 }
 
+TEST(systems_many_separate_cycles) {
+    /* 40 two-system loops in one stage: 40 CYCLE problems, never a false out-of-memory */
+    ecs_world *w = world_of(ECS_ORDER_INSERTION);
+    REQUIRE(w);
+    char names[80][16];
+    for (int i = 0; i < 80; i++) snprintf(names[i], sizeof names[i], "L%d", i);
+    for (int i = 0; i < 80; i++)
+        REQUIRE(ADD(w, .name = names[i], .after = {names[i ^ 1]}));
+    ecs_report r;
+    CHECK_EQ_INT(validate(w, &r), ECS_ERR_INVALID_GRAPH);
+    CHECK_EQ_INT(r.count, 40);
+    for (int i = 0; i < r.count; i++) {
+        CHECK_EQ_INT(r.problems[i].kind, ECS_PROBLEM_CYCLE);
+        CHECK_EQ_INT(r.problems[i].cycle_len, 2);
+    }
+    ecs_world_free(w);
+}
+
 /* ---- scale ----------------------------------------------------------------------------------- */
 TEST(systems_deep_chain_validates) {
     enum { N = 100000 };
@@ -1662,5 +1680,6 @@ void suite_systems(void) {
     RUN(systems_dot_stage_cycle_edge);
     RUN(systems_dot_escapes_names);
     RUN(systems_stage_and_system_getters);
+    RUN(systems_many_separate_cycles);
     RUN(systems_deep_chain_validates);
 }
