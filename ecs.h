@@ -912,8 +912,10 @@ typedef struct ecs__graph {
     uint32_t stage_count;
 } ecs__graph;
 
+#define ECS__EVENT_FRAME ECS__NONE          /* trace spans that are not a system */
+#define ECS__EVENT_SYNC  (ECS__NONE - 1)
 typedef struct ecs__event {  /* one trace span */
-    uint32_t system, chunk;  /* system ECS__NONE: a frame; ECS__NONE - 1: a sync point */
+    uint32_t system, chunk;  /* system: its index, or ECS__EVENT_FRAME / ECS__EVENT_SYNC */
     uint64_t start, end, frame;
 } ecs__event;
 
@@ -1534,7 +1536,8 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
     const ecs__edge_to *edge = ecs__edge_get(src, id, false);
     if (!edge) {
         int32_t at = ecs__table_find_id(src, id);
-        if (at >= 0) {   /* present, and no self-edge cached yet */
+        if (at >= 0) {   /* present: answered without caching a self-edge, so an ecs_set
+                            from a running system never changes the table */
             unsigned char *cell = ecs__table_cell(src, at, r->row);
             if (value && cell) memcpy(cell, value, w->ids[id].size);
             return ECS_OK;
@@ -2923,25 +2926,20 @@ static bool ecs__graph_make(ecs_world *w) {
     if (g->stages) memset(g->stages, 0, (size_t)w->stage_count * sizeof *g->stages);
     g->order = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     g->local = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
-    size_t scratch = (w->id_count > w->stage_count ? w->id_count : w->stage_count) + (size_t)1;
-    uint32_t *compact = (uint32_t *)ecs__alloc(w, scratch * sizeof(uint32_t));
+    uint32_t *compact = (uint32_t *)ecs__alloc(w, ((size_t)w->id_count + 1) * sizeof(uint32_t));
     bool ok = false;
     if (!g->stages || !g->order || !g->local || !compact) { if (!g->stages) g->stage_count = 0; goto done; }
     for (uint32_t i = 0; i <= w->id_count; i++) compact[i] = ECS__NONE;
-    /* systems grouped by stage, registration order inside */
+    /* systems grouped by stage, registration order inside: count, place each
+       stage, then count again to hand out the local indices */
     for (uint32_t s = 0; s < n; s++) g->stages[w->systems[s].stage].count++;
     for (uint32_t st = 1; st < w->stage_count; st++)
         g->stages[st].first = g->stages[st - 1].first + g->stages[st - 1].count;
-    for (uint32_t st = 0; st < w->stage_count; st++) g->stages[st].words = 0;
-    {
-        uint32_t *fill = compact;   /* borrowed as per-stage counters (it has room for them) */
-        for (uint32_t st = 0; st < w->stage_count; st++) fill[st] = 0;
-        for (uint32_t s = 0; s < n; s++) {
-            ecs__stage_graph *sg = &g->stages[w->systems[s].stage];
-            g->local[s] = fill[w->systems[s].stage]++;
-            g->order[sg->first + g->local[s]] = s;
-        }
-        for (uint32_t i = 0; i <= w->id_count; i++) compact[i] = ECS__NONE;
+    for (uint32_t st = 0; st < w->stage_count; st++) g->stages[st].count = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        ecs__stage_graph *sg = &g->stages[w->systems[s].stage];
+        g->local[s] = sg->count++;
+        g->order[sg->first + g->local[s]] = s;
     }
     /* names: duplicates, unknown references, and the declared edges */
     for (uint32_t s = 0; s < n; s++) {
@@ -3557,7 +3555,7 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
             if (s->bufs[b].count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
         if (!r) s->ran = false;
     }
-    if (w->tracing && applied) ecs__trace_add(w, &w->tctx[0], ECS__NONE - 1, ECS__NONE, t0, ecs__now_ns());
+    if (w->tracing && applied) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_SYNC, ECS__NONE, t0, ecs__now_ns());
     return r;
 }
 
@@ -3572,7 +3570,8 @@ static void ecs__ranks_update(ecs_world *w) {
             uint32_t local = sg->topo[k], si = order[local];
             const ecs__system *s = &w->systems[si];
             double d = s->avg_ns > 0 ? s->avg_ns : 1000.0, best = 0;
-            if (s->chunk_size > 0) d /= (double)(s->last_chunks < (uint32_t)w->threads ? (s->last_chunks ? s->last_chunks : 1) : (uint32_t)w->threads);
+            uint32_t split = s->last_chunks < (uint32_t)w->threads ? s->last_chunks : (uint32_t)w->threads;
+            if (s->chunk_size > 0 && split > 1) d /= split;   /* its chunks run side by side */
             for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++)
                 if (w->ranks[order[sg->succ[e]]] > best) best = w->ranks[order[sg->succ[e]]];
             w->ranks[si] = d + best;
@@ -3674,7 +3673,7 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     }
     w->phase = ECS__IDLE;
     uint64_t t1 = ecs__now_ns();
-    if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__NONE, ECS__NONE, t0, t1);
+    if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_FRAME, ECS__NONE, t0, t1);
     if (w->timing) ecs__stats_update(w, t1 - t0);
     w->frame++;
     w->frame_stats.frames = w->frame;
@@ -3863,8 +3862,8 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out) {
             double ts = e->start >= w->trace_origin ? (double)(e->start - w->trace_origin) / 1000 : 0;
             double dur = (double)(e->end - e->start) / 1000;
             fputs(",\n{\"name\":", out);
-            if (e->system == ECS__NONE) fprintf(out, "\"frame %llu\",\"cat\":\"frame\"", (unsigned long long)e->frame);
-            else if (e->system == ECS__NONE - 1) fputs("\"sync point\",\"cat\":\"commands\"", out);
+            if (e->system == ECS__EVENT_FRAME) fprintf(out, "\"frame %llu\",\"cat\":\"frame\"", (unsigned long long)e->frame);
+            else if (e->system == ECS__EVENT_SYNC) fputs("\"sync point\",\"cat\":\"commands\"", out);
             else {
                 ecs__json_string(out, w->systems[e->system].name);
                 fputs(e->chunk == ECS__NONE ? ",\"cat\":\"system\"" : ",\"cat\":\"chunk\"", out);
