@@ -37,6 +37,8 @@
                              where <threads.h> is missing)
        ECS_NO_THREADS        single-threaded library, same API
        ECS_VALGRIND          annotate atomic hand-offs for helgrind
+    ECS_CHECK_ACCESS      1/0: the debug access checks on/off (default: on
+                          unless NDEBUG); see ecs_progress
        ECS_SPIN_NS           idle worker spin before sleeping (default 50000)
        ECS_PARALLEL_MIN_NS   stages with less measured work run on the calling
                              thread (default 50000)
@@ -97,6 +99,14 @@
 #  endif
 #endif
 
+#ifndef ECS_CHECK_ACCESS   /* the debug access checks: see ecs_progress */
+#  ifdef NDEBUG
+#    define ECS_CHECK_ACCESS 0
+#  else
+#    define ECS_CHECK_ACCESS 1
+#  endif
+#endif
+
 #ifndef ECS_GENERATION_BITS
 #  define ECS_GENERATION_BITS 31
 #endif
@@ -125,12 +135,16 @@ typedef enum ecs_result {
     ECS_ERR_STALE,         /* the entity handle is dead (destroyed, or never existed) */
     ECS_ERR_NOMEM,         /* an allocation failed; the world is unchanged */
     ECS_ERR_INVALID_GRAPH, /* the system graph has problems: see ecs_validate */
-    ECS_ERR_BUSY           /* not allowed now (a structural change on a table a
+    ECS_ERR_BUSY,          /* not allowed now (a structural change on a table a
                               query is iterating, or while systems run) */
+    ECS_ERR_ACCESS         /* a debug access check refused a call made inside a
+                              system (see ECS_CHECK_ACCESS); ecs_progress returns
+                              it after such a frame */
 } ecs_result;
 
-/* One line describing the most recent failure on this world ("" if none).
-   Valid until the next failing call. */
+/* One line describing the most recent failure on this world ("" if none),
+   however long. Valid until the next failing call. Inside a system it is the
+   calling thread's own line. */
 ECS_API const char *ecs_last_error(const ecs_world *w);
 /* A static name for a result code, e.g. "ECS_ERR_STALE". */
 ECS_API const char *ecs_result_str(ecs_result r);
@@ -152,6 +166,10 @@ typedef struct ecs_world_desc {
                              size 0 frees (and returns NULL); NULL = libc */
     void *alloc_user;     /* passed to realloc_fn; with threads > 1 realloc_fn must be
                              thread-safe (systems record commands on worker threads) */
+    bool check_reads;     /* after every system batch, compare the READ columns it was
+                             handed with a checksum taken before it ran: a write through
+                             a READ field is an access violation (costs a pass over
+                             each READ column per batch) */
 } ecs_world_desc;
 
 /* A new world; desc may be NULL (all defaults). Starts threads - 1 worker
@@ -169,7 +187,11 @@ ECS_API void ecs_world_free(ecs_world *w);
    (ECS_ERR_ARG). align 0 picks the natural alignment for size; otherwise it
    must be a power of two <= 64 that divides size. */
 ECS_API ecs_id ecs_component(ecs_world *w, const char *name, size_t size, size_t align);
-#define ECS_COMPONENT(w, T) ecs_component((w), #T, sizeof(T), ECS__ALIGNOF(T))
+#ifdef __cplusplus   /* a template below refuses types that a memcpy would break */
+#  define ECS_COMPONENT(w, T) ecs__component_cxx<T>((w), #T)
+#else
+#  define ECS_COMPONENT(w, T) ecs_component((w), #T, sizeof(T), ECS__ALIGNOF(T))
+#endif
 #define ECS_TAG(w, T) ecs_component((w), #T, 0, 0)
 /* The id registered under name, or 0. */
 ECS_API ecs_id ecs_lookup(const ecs_world *w, const char *name);
@@ -242,9 +264,13 @@ typedef struct ecs_iter {
     ecs_commands *commands;       /* deferred structural changes; NULL for a
                                      plain query outside defer mode */
     int thread;                   /* 0 .. threads-1; 0 = the ecs_progress caller */
+    int chunk;                    /* this batch's chunk within its system's run this
+                                     frame: 0-based, in table then row order, the same
+                                     for any thread count; 0 if not chunked */
     /* private state follows; do not touch */
     struct {
         void *fields[ECS_MAX_TERMS];
+        const ecs_term *terms;    /* for the size check of ECS_FIELD */
         ecs_query *query;
         void *table;              /* the table this batch locks, or NULL */
         uint32_t cursor;          /* next entry of the query's table list */
@@ -256,7 +282,10 @@ typedef struct ecs_iter {
    `count` contiguous values; NULL for a NOT term, an OPTIONAL term the batch
    lacks, a tag, or an index past the last term. */
 ECS_API void *ecs_field(const ecs_iter *it, int term);
-#define ECS_FIELD(it, T, i) ((T *)ecs_field((it), (i)))
+/* As ecs_field, checking that size is the term's component size: NULL and
+   ECS_ERR_ACCESS (naming the system and id) if not, when ECS_CHECK_ACCESS. */
+ECS_API void *ecs_field_sized(const ecs_iter *it, int term, size_t size);
+#define ECS_FIELD(it, T, i) ((T *)ecs_field_sized((it), (i), sizeof(T)))
 
 /* A cached query: it keeps the list of matching tables and is told about new
    tables as they appear. NULL (ECS_ERR_ARG / ECS_ERR_NOMEM) on a bad term
@@ -363,7 +392,10 @@ typedef enum ecs_problem_kind {
     ECS_PROBLEM_CYCLE,           /* systems that must each run before the next, in a loop */
     ECS_PROBLEM_RACE,            /* two conflicting systems that nothing orders */
     ECS_PROBLEM_UNKNOWN_SYSTEM,  /* after/before/independent_of names no system */
-    ECS_PROBLEM_DUPLICATE_NAME
+    ECS_PROBLEM_DUPLICATE_NAME,
+    ECS_PROBLEM_SELF_RACE        /* a chunked system with a writes list: its chunks run at
+                                    once and all write those ids; a == b == the system,
+                                    id = the lowest such id */
 } ecs_problem_kind;
 
 typedef struct ecs_problem {
@@ -404,9 +436,25 @@ ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b);
    or applied (the frame stops at that sync point; commands that did not
    apply are kept and applied first by the next call). While systems run,
    structural calls other than it->commands return ECS_ERR_BUSY, except in an
-   EXCLUSIVE system. In debug builds, ecs_get/ecs_get_mut/ecs_resource_get on
-   an id a system did not declare (or ecs_get_mut on one it only reads)
-   return NULL with an error naming the system and the id. */
+   EXCLUSIVE system. ECS_ERR_BUSY also while a query iteration is open (a loop
+   left with break needs ecs_iter_fini).
+
+   Debug access checks (ECS_CHECK_ACCESS; on unless NDEBUG). Inside a system
+   that is not EXCLUSIVE, each of these is refused with ECS_ERR_ACCESS and an
+   error naming the system and the id:
+   - ecs_get / ecs_resource_get on an id it did not declare, ecs_get_mut /
+     ecs_set on one it did not declare for writing: NULL / ECS_ERR_ACCESS;
+   - in a chunked system, ecs_get / ecs_get_mut / ecs_set on an id it writes,
+     of an entity outside its own batch, and ecs_resource_get of one it
+     writes (other chunks write them at the same time);
+   - ecs_query_iter on a query whose AND / OPTIONAL terms the system did not
+     declare (a WRITE term needs write access; in a chunked system no term may
+     touch what it writes): the iterator yields nothing;
+   - ECS_FIELD(it, T, i) with sizeof(T) other than the component's size: NULL.
+   With ecs_world_desc.check_reads (any build), a write through a READ field
+   is caught after the batch. After a frame with any refusal, ecs_progress
+   returns ECS_ERR_ACCESS and ecs_last_error holds the refusal of the
+   lowest-registered system involved. */
 ECS_API ecs_result ecs_progress(ecs_world *w, float dt);
 /* Threads that run systems, the caller included. */
 ECS_API int ecs_thread_count(const ecs_world *w);
@@ -465,6 +513,16 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out);
 ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out);
 
 #ifdef __cplusplus
+}
+#include <type_traits>
+/* ecs.h moves component values as bytes; a C++ type that owns memory would be
+   copied behind its back and destroyed never. */
+template <typename T> static inline ecs_id ecs__component_cxx(ecs_world *w, const char *name) {
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "ECS_COMPONENT: this type is not trivially copyable (it has a std::string, "
+                  "a destructor or a copy constructor); ecs.h moves components as plain bytes, "
+                  "so store a plain-data handle to the object instead");
+    return ecs_component(w, name, sizeof(T), alignof(T));
 }
 #endif
 #endif /* ECS_H */
@@ -807,6 +865,7 @@ typedef struct ecs__table {
     void *entities_raw;
     uint32_t count, cap;
     uint32_t lock;           /* iterators inside: structural changes are ECS_ERR_BUSY */
+    const ecs_query *lock_query;   /* the query of the latest such iterator, for errors */
     ecs__map edges;          /* (id << 1 | removing) -> ecs__edge_to *, for larger ids */
     ecs__edge_to *edge_lo[2 * ECS__EDGE_LO];   /* [removing * ECS__EDGE_LO + id] */
 } ecs__table;
@@ -867,6 +926,8 @@ typedef struct ecs__system {
     uint32_t buf_count, buf_cap;
     uint32_t chunks;         /* this frame; 0 = nothing to do */
     uint32_t next_chunk;     /* under the queue lock */
+    bool active;             /* under the queue lock: taken and not finished (only for
+                                systems with an exclusion partner) */
     ECS__ATOMIC(uint32_t) done_chunks;
     ECS__ATOMIC(int32_t) pending;    /* predecessors still running this frame */
     ECS__ATOMIC(uint64_t) work_ns;   /* this frame, all chunks */
@@ -890,6 +951,8 @@ typedef struct ecs__stage_graph {
     uint32_t *succ_at, *succ;/* the transitively reduced execution graph */
     uint32_t *preds;         /* in-degree in it */
     uint32_t *topo;          /* a topological order of it */
+    uint32_t *excl_at, *excl;/* conflicting independent_of partners, both ways (NULL: none):
+                                never run at the same time */
     bool cyclic;
 } ecs__stage_graph;
 
@@ -919,6 +982,15 @@ typedef struct ecs__event {  /* one trace span */
     uint64_t start, end, frame;
 } ecs__event;
 
+/* An error line: short ones in place, longer ones on the heap (grown with
+   the world's allocator; if that fails the line is cut, never lost). */
+typedef struct ecs__msg {
+    char *big;
+    size_t cap;
+    bool use_big;
+    char small[256];
+} ecs__msg;
+
 typedef struct ecs__tctx {   /* a thread that runs systems; tctx[0] calls ecs_progress */
     struct ecs_world *w;
     int index;
@@ -927,10 +999,14 @@ typedef struct ecs__tctx {   /* a thread that runs systems; tctx[0] calls ecs_pr
     ecs__start start;
 #endif
     uint32_t current;        /* the system it runs + 1, for the access checks */
+    const void *batch_table; /* the batch it runs: chunked systems may touch these rows */
+    uint32_t batch_row, batch_count;
+    uint32_t refused;        /* lowest system + 1 an access check refused this frame */
+    ecs__msg refusal;        /* that refusal's line */
     uint32_t *work;          /* ecs__complete's worklist */
     ecs__event *events;
     uint32_t event_count, event_cap;
-    char error[256];         /* its ecs_last_error while systems run */
+    ecs__msg error;          /* its ecs_last_error while systems run */
 } ecs__tctx;
 
 enum { ECS__IDLE, ECS__SYSTEMS, ECS__SYNC };   /* world phase; structure is locked in SYSTEMS */
@@ -940,7 +1016,8 @@ struct ecs_world {
     void *alloc_user;
     int threads;
     ecs_order order;
-    char error[256];
+    bool check_reads;
+    ecs__msg error;
 
     ecs__idinfo *ids;        /* indexed by id; ids[0] unused */
     uint32_t id_count, id_cap;
@@ -954,6 +1031,7 @@ struct ecs_world {
     ecs__table **tables;     /* tables[0] is the empty set */
     uint32_t table_count, table_cap;
     ecs__map table_sets;     /* id set hash -> table index */
+    uint32_t iter_locks;     /* batches of plain query loops still open */
     ecs_id *scratch;         /* id set under construction */
     uint32_t scratch_cap;
 
@@ -998,6 +1076,7 @@ struct ecs_world {
     ECS__ATOMIC(int) failed;         /* an allocation failed while systems ran */
     ECS__ATOMIC(uint32_t) trace_lost;
     uint32_t *ready, ready_count, *main_ready, main_count;   /* heaps, under the queue lock */
+    uint32_t *parked, parked_count;  /* ready, but an independent_of partner runs */
     double *ranks;           /* per system: queue priority */
     uint32_t sched_systems;  /* systems the arrays above are sized for */
     const ecs__stage_graph *stage_run;
@@ -1028,28 +1107,53 @@ static ecs__tctx *ecs__thread_ctx(const ecs_world *w) {
 }
 /* Each worker has its own message buffer, so failing calls in parallel
    systems never write the same memory. */
-static char *ecs__error_buf(const ecs_world *cw) {
+static ecs__msg *ecs__error_buf(const ecs_world *cw) {
     ecs_world *w = (ecs_world *)cw;
     if (w->phase != ECS__IDLE && w->tctx) {
         ecs__tctx *tc = ecs__thread_ctx(w);
-        if (tc->index) return tc->error;
+        if (tc->index) return &tc->error;
     }
-    return w->error;
+    return &w->error;
+}
+static const char *ecs__msg_text(const ecs__msg *m) { return m->use_big ? m->big : m->small; }
+
+static void ecs__msg_vset(ecs_world *w, ecs__msg *m, const char *fmt, va_list ap) {
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(m->small, sizeof m->small, fmt, ap);
+    m->use_big = false;
+    if (n >= (int)sizeof m->small) {
+        if ((size_t)n + 1 > m->cap) {
+            char *p = (char *)ecs__realloc(w, m->big, (size_t)n + 1);
+            if (p) { m->big = p; m->cap = (size_t)n + 1; }
+        }
+        if ((size_t)n + 1 <= m->cap) { vsnprintf(m->big, m->cap, fmt, again); m->use_big = true; }
+    }
+    va_end(again);
+}
+static void ecs__msg_set(ecs_world *w, ecs__msg *m, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    ecs__msg_vset(w, m, fmt, ap);
+    va_end(ap);
 }
 
 /* Records a failure: the result code plus one line for ecs_last_error. The
    message buffer is the only state a const call may change. */
-ECS__COLD ecs_result ecs__fail(const ecs_world *w, ecs_result r, const char *fmt, ...) {
+ECS__COLD ecs_result ecs__fail(const ecs_world *cw, ecs_result r, const char *fmt, ...) {
+    ecs_world *w = (ecs_world *)cw;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ecs__error_buf(w), sizeof w->error, fmt, ap);
+    ecs__msg_vset(w, ecs__error_buf(w), fmt, ap);
     va_end(ap);
     return r;
 }
 
 #define ECS__OOM(w, fn) ecs__fail((w), ECS_ERR_NOMEM, "%s: out of memory", (fn))
 
-ECS_API const char *ecs_last_error(const ecs_world *w) { return w ? ecs__error_buf(w) : "world is NULL"; }
+ECS_API const char *ecs_last_error(const ecs_world *w) {
+    return w ? ecs__msg_text(ecs__error_buf(w)) : "world is NULL";
+}
 
 /* While ordinary systems run (phase SYSTEMS) nothing that other threads
    read may change: no structural change (they go through it->commands), no
@@ -1074,9 +1178,121 @@ ECS_API const char *ecs_result_str(ecs_result r) {
     case ECS_ERR_NOMEM: return "ECS_ERR_NOMEM";
     case ECS_ERR_INVALID_GRAPH: return "ECS_ERR_INVALID_GRAPH";
     case ECS_ERR_BUSY: return "ECS_ERR_BUSY";
+    case ECS_ERR_ACCESS: return "ECS_ERR_ACCESS";
     }
     return "unknown ecs_result";
 }
+
+/* ---- >>access: the debug access checks ----------------------------------- */
+/* What a system may touch while it runs is what it declared (terms, reads,
+   writes); validation proves that nothing else touches the same data at the
+   same time. These checks refuse whatever would fall outside that proof:
+   they record the refusal per thread, and ecs_progress reports the one of
+   the lowest-registered system once the frame is over. */
+
+/* Refuses a call: the thread's error line, and, inside a system, the note
+   ecs_progress turns into ECS_ERR_ACCESS. */
+ECS__COLD ecs_result ecs__refuse(const ecs_world *cw, const char *fmt, ...) {
+    ecs_world *w = (ecs_world *)cw;
+    ecs__msg *m = ecs__error_buf(w);
+    va_list ap;
+    va_start(ap, fmt);
+    ecs__msg_vset(w, m, fmt, ap);
+    va_end(ap);
+    if (w->phase != ECS__IDLE && w->tctx) {
+        ecs__tctx *tc = ecs__thread_ctx(w);
+        if (tc->current && (!tc->refused || tc->current < tc->refused)) {
+            tc->refused = tc->current;
+            ecs__msg_set(w, &tc->refusal, "%s", ecs__msg_text(m));
+        }
+    }
+    return ECS_ERR_ACCESS;
+}
+
+#if ECS_CHECK_ACCESS
+/* The system the calling thread runs, if the checks apply to it: not
+   outside systems, not in an EXCLUSIVE one (it runs alone). */
+static const ecs__system *ecs__checked(const ecs_world *w, const ecs__tctx **tcp) {
+    if (w->phase == ECS__IDLE || !w->tctx) return NULL;
+    const ecs__tctx *tc = ecs__thread_ctx(w);
+    if (!tc->current) return NULL;
+    const ecs__system *s = &w->systems[tc->current - 1];
+    if (s->flags & ECS_SYSTEM_EXCLUSIVE) return NULL;
+    *tcp = tc;
+    return s;
+}
+static int ecs__declared(const ecs__system *s, ecs_id id) {   /* index in access, or -1 */
+    for (int i = 0; i < s->access_count; i++) if (s->access[i] == id) return i;
+    return -1;
+}
+
+/* ecs_get (write false), ecs_get_mut / ecs_set (write true) of entity e (0
+   for a resource) inside a system: the id must be declared, for writing if
+   write; a chunked system's other chunks write what it writes, so there it
+   may only touch its own batch's rows. */
+static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write, ecs_entity e) {
+    const ecs__tctx *tc = NULL;
+    const ecs__system *s = ecs__checked(w, &tc);
+    if (!s) return true;
+    int i = ecs__declared(s, id);
+    if (i < 0 || (write && !s->access_write[i])) {
+        ecs__refuse(w, "%s: system \"%s\" did not declare %s access to \"%s\"; add it to its "
+                    "terms, reads or writes", fn, s->name, write ? "write" : "read", w->ids[id].name);
+        return false;
+    }
+    if (s->chunk_size > 0 && s->access_write[i]) {
+        if (e) {
+            const ecs__record *r = &w->records[ecs__index(e)];
+            if ((const void *)w->tables[r->table] == tc->batch_table &&
+                r->row - tc->batch_row < tc->batch_count)
+                return true;
+        }
+        ecs__refuse(w, "%s: system \"%s\" is chunked and writes \"%s\", so its other chunks "
+                    "write it at the same time: it may touch only the rows of its own batch; "
+                    "drop chunk_size, or do this in an unchunked system", fn, s->name, w->ids[id].name);
+        return false;
+    }
+    return true;
+}
+
+/* ecs_query_iter inside a system: every AND / OPTIONAL term must be declared
+   (WRITE terms for writing); in a chunked system none may touch what it
+   writes. */
+static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
+    const ecs__tctx *tc = NULL;
+    const ecs__system *s = ecs__checked(w, &tc);
+    if (!s) return true;
+    for (int k = 0; k < q->term_count; k++) {
+        const ecs_term *t = &q->terms[k];
+        if (t->oper == ECS_NOT) continue;
+        int i = ecs__declared(s, t->id);
+        bool write = (t->access & ECS_WRITE) != 0;
+        if (i < 0 || (write && !s->access_write[i])) {
+            ecs__refuse(w, "ecs_query_iter: system \"%s\" iterates a query with %s access to \"%s\" "
+                        "but did not declare it; add \"%s\" to its %s", s->name,
+                        write ? "write" : "read", w->ids[t->id].name, w->ids[t->id].name,
+                        write ? "writes" : "reads");
+            return false;
+        }
+        if (s->chunk_size > 0 && s->access_write[i]) {
+            ecs__refuse(w, "ecs_query_iter: system \"%s\" is chunked and writes \"%s\", which this "
+                        "query reads in every table while its other chunks write it; drop "
+                        "chunk_size, or iterate in an unchunked system", s->name, w->ids[t->id].name);
+            return false;
+        }
+    }
+    return true;
+}
+#else
+static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write, ecs_entity e) {
+    (void)w; (void)fn; (void)id; (void)write; (void)e;
+    return true;
+}
+static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
+    (void)w; (void)q;
+    return true;
+}
+#endif
 
 /* ---- >>ids: components, tags, resources ----------------------------------- */
 static bool ecs__id_valid(const ecs_world *w, ecs_id id) { return id >= 1 && id <= w->id_count; }
@@ -1171,15 +1387,13 @@ ECS_API size_t ecs_id_size(const ecs_world *w, ecs_id id) {
 }
 ECS_API ecs_id ecs_id_count(const ecs_world *w) { return w ? w->id_count : 0; }
 
-static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write);
-
 ECS_API void *ecs_resource_get(ecs_world *w, ecs_id id) {
     if (!w) return NULL;
     if (!ecs__id_valid(w, id) || !w->ids[id].resource) {
         ecs__fail(w, ECS_ERR_ARG, "ecs_resource_get: id %u is not a resource", (unsigned)id);
         return NULL;
     }
-    return ecs__access_ok(w, "ecs_resource_get", id, false) ? w->ids[id].data : NULL;
+    return ecs__access_ok(w, "ecs_resource_get", id, false, 0) ? w->ids[id].data : NULL;
 }
 
 /* ---- >>entity: the entity index ------------------------------------------- */
@@ -1481,10 +1695,30 @@ static const ecs__edge_to *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id
 
 /* A structural change is refused while systems run, or when it would touch
    a table a query is iterating. */
-ECS__COLD ecs_result ecs__busy(ecs_world *w, const char *fn) {
-    if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);
-    return ecs__fail(w, ECS_ERR_BUSY, "%s: a query is iterating the entity's table; wrap the "
-                     "loop in ecs_defer_begin/ecs_defer_end to change structure while iterating", fn);
+/* "(Position, !Frozen, ?Velocity)": a query as its errors name it. */
+static void ecs__query_text(const ecs_world *w, const ecs_query *q, char *buf, size_t cap) {
+    size_t n = 0;
+    buf[0] = 0;
+    if (!q) { snprintf(buf, cap, "(a query freed since)"); return; }
+    for (int i = 0; i < q->term_count && n < cap; i++) {
+        const ecs_term *t = &q->terms[i];
+        int k = snprintf(buf + n, cap - n, "%s%s%s", i ? ", " : "(",
+                         t->oper == ECS_NOT ? "!" : t->oper == ECS_OPTIONAL ? "?" : "", w->ids[t->id].name);
+        if (k > 0) n += (size_t)k;
+    }
+    if (n < cap) snprintf(buf + n, cap - n, q->term_count ? ")" : "(every entity)");
+}
+/* ECS_ERR_BUSY because a query loop holds table t: name the loop and the way out. */
+ECS__COLD ecs_result ecs__busy_iter(ecs_world *w, const char *fn, const ecs__table *t) {
+    char q[512];
+    ecs__query_text(w, t->lock_query, q, sizeof q);
+    return ecs__fail(w, ECS_ERR_BUSY, "%s: the query loop over %s is still iterating; a loop left "
+                     "with break or return must call ecs_iter_fini(&it) to end it, and to change "
+                     "structure while iterating, wrap the loop in ecs_defer_begin/ecs_defer_end", fn, q);
+}
+ECS__COLD ecs_result ecs__busy(ecs_world *w, const char *fn, const ecs__table *t) {
+    if (w->phase == ECS__SYSTEMS || !t->lock) return ecs__check_running(w, fn);
+    return ecs__busy_iter(w, fn, t);
 }
 static bool ecs__locked(const ecs_world *w, const ecs__table *t) {
     return t->lock || w->phase == ECS__SYSTEMS;
@@ -1494,7 +1728,7 @@ static bool ecs__locked(const ecs_world *w, const ecs__table *t) {
 /* Puts the entity of taken slot i into the empty-set table. */
 static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
     ecs__table *root = w->tables[0];
-    if (ecs__locked(w, root)) return ecs__busy(w, fn);
+    if (ecs__locked(w, root)) return ecs__busy(w, fn, root);
     if (!ecs__table_reserve(w, root, (size_t)root->count + 1)) return ECS__OOM(w, fn);
     ecs__record *r = &w->records[i];
     r->table = 0;
@@ -1505,7 +1739,7 @@ static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
 }
 
 static ecs_entity ecs__create(ecs_world *w, const char *fn) {
-    if (w->phase == ECS__SYSTEMS) { ecs__busy(w, fn); return 0; }   /* before touching shared slots */
+    if (w->phase == ECS__SYSTEMS) { ecs__check_running(w, fn); return 0; }   /* before touching shared slots */
     if (!ecs__slots_reserve(w, 1)) { ECS__OOM(w, fn); return 0; }
     uint32_t head = w->free_head, count = w->record_count, i = ecs__slot_take(w);
     if (ecs__place(w, fn, i)) {   /* give the slot back exactly as it was */
@@ -1519,7 +1753,7 @@ static ecs_entity ecs__create(ecs_world *w, const char *fn) {
 static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
     ecs__record *r = &w->records[ecs__index(e)];
     ecs__table *t = w->tables[r->table];
-    if (ecs__locked(w, t)) return ecs__busy(w, fn);
+    if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
     ecs__row_delete(w, t, r->row);
     ecs__slot_release(w, ecs__index(e));
     w->alive--;
@@ -1542,7 +1776,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
             if (value && cell) memcpy(cell, value, w->ids[id].size);
             return ECS_OK;
         }
-        if (ecs__locked(w, src)) return ecs__busy(w, fn);
+        if (ecs__locked(w, src)) return ecs__busy(w, fn, src);
         if (!(edge = ecs__table_step(w, src, id, false))) return ECS__OOM(w, fn);
     }
     ecs__table *dst = edge->dst;
@@ -1553,7 +1787,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         }
         return ECS_OK;
     }
-    if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn);
+    if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     uint32_t row = ecs__row_move(w, r, edge);
     if (value && edge->added >= 0) {
@@ -1569,12 +1803,12 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     const ecs__edge_to *edge = ecs__edge_get(src, id, true);
     if (!edge) {
         if (ecs__table_find_id(src, id) < 0) return ECS_OK;
-        if (ecs__locked(w, src)) return ecs__busy(w, fn);
+        if (ecs__locked(w, src)) return ecs__busy(w, fn, src);
         if (!(edge = ecs__table_step(w, src, id, true))) return ECS__OOM(w, fn);
     }
     ecs__table *dst = edge->dst;
     if (dst == src) return ECS_OK;
-    if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn);
+    if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     ecs__row_move(w, r, edge);
     return ECS_OK;
@@ -1646,6 +1880,8 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
 ECS_API void ecs_query_free(ecs_query *q) {
     if (!q || ecs__check_running(q->world, "ecs_query_free")) return;
     ecs_world *w = q->world;
+    for (uint32_t i = 0; i < w->table_count; i++)   /* no error may name it any more */
+        if (w->tables[i]->lock_query == q) w->tables[i]->lock_query = NULL;
     ecs_query *last = w->queries[--w->query_count];
     w->queries[q->slot] = last;
     last->slot = q->slot;
@@ -1662,17 +1898,25 @@ ECS_API ecs_iter ecs_query_iter(ecs_world *w, ecs_query *q) {
         ecs__fail(w, ECS_ERR_ARG, "ecs_query_iter: the query is NULL or of another world");
         return it;
     }
+    it.priv.terms = q->terms;
+    it.commands = w->defer_depth ? w->defer : NULL;
+    if (!ecs__query_access_ok(w, q)) return it;   /* refused: yields nothing */
     it.priv.query = q;
     it.priv.locks = w->phase != ECS__SYSTEMS;   /* nothing can change structure while systems run */
-    it.commands = w->defer_depth ? w->defer : NULL;
     return it;
 }
 
 /* Each batch locks its table until the next call, so a structural change
    cannot move rows out from under the caller's column pointers. */
+static void ecs__iter_unlock(ecs_iter *it) {
+    ((ecs__table *)it->priv.table)->lock--;
+    it->world->iter_locks--;
+    it->priv.table = NULL;
+}
+
 ECS_API bool ecs_query_next(ecs_iter *it) {
     if (!it) return false;
-    if (it->priv.table) { ((ecs__table *)it->priv.table)->lock--; it->priv.table = NULL; }
+    if (it->priv.table) ecs__iter_unlock(it);
     const ecs_query *q = it->priv.query;
     if (!q) return false;
     while (it->priv.cursor < q->match_count) {
@@ -1681,6 +1925,8 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
         if (!t->count) continue;
         if (it->priv.locks) {
             t->lock++;
+            t->lock_query = q;
+            it->world->iter_locks++;
             it->priv.table = t;
         }
         it->count = (int)t->count;
@@ -1696,12 +1942,32 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
 
 ECS_API void ecs_iter_fini(ecs_iter *it) {
     if (!it) return;
-    if (it->priv.table) { ((ecs__table *)it->priv.table)->lock--; it->priv.table = NULL; }
+    if (it->priv.table) ecs__iter_unlock(it);
     it->priv.query = NULL;
 }
 
 ECS_API void *ecs_field(const ecs_iter *it, int term) {
     return it && term >= 0 && term < ECS_MAX_TERMS ? it->priv.fields[term] : NULL;
+}
+
+ECS_API void *ecs_field_sized(const ecs_iter *it, int term, size_t size) {
+    void *p = ecs_field(it, term);
+#if ECS_CHECK_ACCESS
+    if (p && it->priv.terms) {
+        const ecs_world *w = it->world;
+        const ecs__idinfo *in = &w->ids[it->priv.terms[term].id];
+        if (in->size != size) {
+            const char *sys = it->system ? w->systems[it->system - 1].name : NULL;
+            ecs__refuse(w, "ECS_FIELD: term %d is \"%s\" of %u bytes, read as a type of %zu bytes%s%s%s; "
+                        "use the component's own type", term, in->name, (unsigned)in->size, size,
+                        sys ? " in system \"" : "", sys ? sys : "", sys ? "\"" : "");
+            return NULL;
+        }
+    }
+#else
+    (void)size;
+#endif
+    return p;
 }
 
 ECS_API size_t ecs_query_count(ecs_world *w, ecs_query *q) {
@@ -1918,7 +2184,7 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         ecs_result r = ecs__check_component(w, fn, ids[i]);
         if (r) return r;
     }
-    if (w->phase == ECS__SYSTEMS) return ecs__busy(w, fn);   /* before the shared scratch */
+    if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);   /* before the shared scratch */
     if (w->defer_depth) {   /* all or nothing: on failure cut back buffer and slots */
         ecs_commands *c = w->defer;
         uint32_t count = c->count, head = w->free_head, slots = w->record_count;
@@ -1956,7 +2222,7 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
     ecs__table *t = ecs__table_find(w, w->scratch, m);
     if (!t && !(t = ecs__table_new(w, w->scratch, m))) return ECS__OOM(w, fn);
     if (n == 0) return ECS_OK;
-    if (ecs__locked(w, t)) return ecs__busy(w, fn);
+    if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
     if (!ecs__slots_reserve(w, n) || !ecs__table_reserve(w, t, (size_t)t->count + n))
         return ECS__OOM(w, fn);
     uint32_t first = t->count;
@@ -2012,6 +2278,10 @@ ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *va
     if (!value && w->ids[id].size)
         return ecs__fail(w, ECS_ERR_ARG, "ecs_set: value is NULL for component \"%s\"",
                          w->ids[id].name);
+#if ECS_CHECK_ACCESS   /* a value write inside a system (a missing one is structural: BUSY) */
+    if (w->phase != ECS__IDLE && ecs_has(w, e, id) && !ecs__access_ok(w, "ecs_set", id, true, e))
+        return ECS_ERR_ACCESS;
+#endif
     if (w->defer_depth) return ecs_cmd_set(w->defer, e, id, value);
     return ecs__add(w, "ecs_set", e, id, value);
 }
@@ -2022,30 +2292,10 @@ ECS_API bool ecs_has(const ecs_world *w, ecs_entity e, ecs_id id) {
     return ecs__table_find_id(w->tables[r->table], id) >= 0;
 }
 
-#ifndef NDEBUG
-/* Debug builds: inside a system, only what it declared (writes for _mut). */
-static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write) {
-    if (w->phase == ECS__IDLE) return true;
-    const ecs__tctx *tc = ecs__thread_ctx(w);
-    if (!tc->current) return true;
-    const ecs__system *s = &w->systems[tc->current - 1];
-    if (s->flags & ECS_SYSTEM_EXCLUSIVE) return true;
-    for (int i = 0; i < s->access_count; i++)
-        if (s->access[i] == id && (!write || s->access_write[i])) return true;
-    ecs__fail(w, ECS_ERR_ARG, "%s: system \"%s\" did not declare %s access to \"%s\"; add it to "
-              "its terms, reads or writes", fn, s->name, write ? "write" : "read", w->ids[id].name);
-    return false;
-}
-#else
-static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write) {
-    (void)w; (void)fn; (void)id; (void)write;
-    return true;
-}
-#endif
 
 static void *ecs__get(const ecs_world *w, const char *fn, ecs_entity e, ecs_id id, bool write) {
     if (!w || ecs__check_alive(w, fn, e) || ecs__check_component(w, fn, id) ||
-        !ecs__access_ok(w, fn, id, write))
+        !ecs__access_ok(w, fn, id, write, e))
         return NULL;
 
     const ecs__record *r = &w->records[ecs__index(e)];
@@ -2788,6 +3038,28 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
             if (b.acc[k].write) ecs__bit_set(b.writers + (size_t)b.acc[k].id * W, a);
         }
 
+    /* independent_of partners that conflict run in any order, never at once */
+    uint32_t xn = 0;
+    for (uint32_t a = 0; a < m; a++)
+        for (uint32_t k = b.ind_at[a]; k < b.ind_at[a + 1]; k++)
+            xn += ecs__writes_into(&b, a, b.ind[k]) || ecs__writes_into(&b, b.ind[k], a);
+    if (xn) {
+        sg->excl_at = (uint32_t *)ecs__alloc(w, ((size_t)m + 1) * sizeof(uint32_t));
+        sg->excl = (uint32_t *)ecs__alloc(w, (size_t)xn * sizeof(uint32_t));
+        if (!sg->excl_at || !sg->excl) goto done;
+        xn = 0;
+        for (uint32_t a = 0; a < m; a++) {
+            sg->excl_at[a] = xn;
+            for (uint32_t k = b.ind_at[a]; k < b.ind_at[a + 1]; k++) {
+                uint32_t p = b.ind[k], e = sg->excl_at[a];
+                if (!ecs__writes_into(&b, a, p) && !ecs__writes_into(&b, p, a)) continue;
+                while (e < xn && sg->excl[e] != p) e++;   /* listed both ways: once */
+                if (e == xn) sg->excl[xn++] = p;
+            }
+        }
+        sg->excl_at[m] = xn;
+    }
+
     /* cycles */
     if (!ecs__components(&b)) goto done;
     for (uint32_t c = 0; c < b.comp_count; c++) {
@@ -2891,6 +3163,8 @@ static void ecs__graph_reset(ecs_world *w) {
         ecs__free(w, g->stages[s].succ);
         ecs__free(w, g->stages[s].preds);
         ecs__free(w, g->stages[s].topo);
+        ecs__free(w, g->stages[s].excl_at);
+        ecs__free(w, g->stages[s].excl);
     }
     ecs__free(w, g->stages);
     ecs__free(w, g->order);
@@ -2952,6 +3226,23 @@ static bool ecs__graph_make(ecs_world *w) {
             if (!ecs__text(w, "duplicate name: systems %u and %u are both called \"%s\"; rename "
                            "one (after/before/independent_of names mean the first)",
                            (unsigned)first, (unsigned)(s + 1), sys->name) || !ecs__problem_end(w))
+                goto done;
+        }
+        if (sys->chunk_size > 0 && sys->writes[0]) {   /* its chunks run at once */
+            ecs_problem *p = ecs__problem(w, ECS_PROBLEM_SELF_RACE);
+            if (!p) goto done;
+            p->a = p->b = s + 1;
+            p->id = sys->writes[0];
+            p->write_write = true;
+            for (int i = 1; i < ECS_MAX_TERMS && sys->writes[i]; i++)
+                if (sys->writes[i] < p->id) p->id = sys->writes[i];
+            bool said = ecs__text(w, "self race: \"%s\" is chunked (chunk_size %d), so its chunks run "
+                                "at the same time, and each writes ", sys->name, sys->chunk_size);
+            for (int i = 0; said && i < ECS_MAX_TERMS && sys->writes[i]; i++)
+                said = ecs__text(w, "%s%s", i ? ", " : "", w->ids[sys->writes[i]].name);
+            if (!said || !ecs__text(w, " (its writes list); drop chunk_size, or move those writes to an "
+                                  "unchunked system that runs after \"%s\"", sys->name) ||
+                !ecs__problem_end(w))
                 goto done;
         }
         for (int l = 0; l < ECS__DEP_LISTS; l++)
@@ -3214,8 +3505,42 @@ static bool ecs__prepare(ecs_world *w, ecs__system *s) {
     return true;
 }
 
+/* A checksum of n values of size bytes (check_reads): 8 bytes a step. */
+static uint64_t ecs__hash_column(const unsigned char *p, size_t bytes) {
+    uint64_t h = 0x9e3779b97f4a7c15ull, x;
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) { memcpy(&x, p + i, 8); h = (h ^ x) * 0xff51afd7ed558ccdull; h ^= h >> 29; }
+    for (; i < bytes; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* check_reads: the READ columns the batch was handed (and the system does
+   not declare for writing anywhere) must come back unchanged. */
+ECS__COLD void ecs__call_checked(ecs_world *w, const ecs__system *s, ecs_iter *it) {
+    uint64_t before[ECS_MAX_TERMS];
+    size_t bytes[ECS_MAX_TERMS];
+    bool check[ECS_MAX_TERMS];
+    for (int i = 0; i < s->term_count; i++) {
+        const ecs_term *t = &s->terms[i];
+        check[i] = it->priv.fields[i] && !(t->access & ECS_WRITE);
+        for (int k = 0; check[i] && k < s->access_count; k++)
+            if (s->access[k] == t->id && s->access_write[k]) check[i] = false;
+        if (!check[i]) continue;
+        bytes[i] = (size_t)it->count * w->ids[t->id].size;
+        before[i] = ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]);
+    }
+    s->fn(it);
+    for (int i = 0; i < s->term_count; i++)
+        if (check[i] && ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]) != before[i]) {
+            ecs__refuse(w, "check_reads: system \"%s\" wrote to \"%s\" through a READ field (term %d); "
+                        "declare the term ECS_WRITE", s->name, w->ids[s->terms[i].id].name, i);
+            break;
+        }
+}
+
 /* Calls s on rows [row, row + n) of the table m matches. */
-static void ecs__call(ecs__system *s, const ecs__match *m, uint32_t row, uint32_t n, ecs_iter *it) {
+static void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__match *m, uint32_t row,
+                      uint32_t n, ecs_iter *it) {
     const ecs__table *t = m->table;
     it->count = (int)n;
     it->entities = t->entities + row;
@@ -3223,7 +3548,13 @@ static void ecs__call(ecs__system *s, const ecs__match *m, uint32_t row, uint32_
         int c = m->column[i];
         it->priv.fields[i] = c < 0 ? NULL : t->columns[c].data + (size_t)row * t->columns[c].size;
     }
-    s->fn(it);
+#if ECS_CHECK_ACCESS
+    tc->batch_table = t; tc->batch_row = row; tc->batch_count = n;
+#else
+    (void)tc;
+#endif
+    if (w->check_reads) ecs__call_checked(w, s, it);
+    else s->fn(it);
 }
 
 static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_t chunk,
@@ -3249,6 +3580,8 @@ static void ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk) {
     it.ctx = s->ctx;
     it.commands = &s->bufs[chunk == ECS__NONE ? 0 : chunk];
     it.thread = tc->index;
+    it.chunk = chunk == ECS__NONE ? 0 : (int)chunk;
+    it.priv.terms = s->terms;
     it.priv.query = NULL;
     it.priv.table = NULL;
     it.priv.cursor = 0;
@@ -3261,7 +3594,7 @@ static void ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk) {
     } else if (chunk == ECS__NONE) {
         const ecs_query *q = s->query;
         for (uint32_t i = 0; i < q->match_count; i++)
-            if (q->matches[i].table->count) ecs__call(s, &q->matches[i], 0, q->matches[i].table->count, &it);
+            if (q->matches[i].table->count) ecs__call(w, tc, s, &q->matches[i], 0, q->matches[i].table->count, &it);
     } else {   /* chunk k: tables in match order, each cut into chunk_size rows */
         const ecs_query *q = s->query;
         uint32_t k = chunk, size = (uint32_t)s->chunk_size;
@@ -3269,11 +3602,14 @@ static void ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk) {
             uint32_t rows = q->matches[i].table->count, n = (rows + size - 1) / size;
             if (k >= n) { k -= n; continue; }
             uint32_t row = k * size;
-            ecs__call(s, &q->matches[i], row, rows - row < size ? rows - row : size, &it);
+            ecs__call(w, tc, s, &q->matches[i], row, rows - row < size ? rows - row : size, &it);
             break;
         }
     }
     tc->current = 0;
+#if ECS_CHECK_ACCESS
+    tc->batch_table = NULL;
+#endif
     if (w->timing) {
         uint64_t t1 = ecs__now_ns();
         (void)ecs__add_fetch(&s->work_ns, t1 - t0);
@@ -3315,21 +3651,18 @@ static void ecs__wake(ecs_world *w, bool shared) {
     ecs__mtx_unlock(&w->park_lock);
 }
 
+static void ecs__heap_add(ecs_world *w, uint32_t si);
+
 /* Queues a ready system; true if workers can take it (seq_cst counts pair
    with the checks of a thread about to sleep). */
 static bool ecs__push_ready(ecs_world *w, uint32_t si) {
-    bool shared = !ecs__on_main(&w->systems[si]);
     ecs__qlock(w);
-    if (shared) {
-        ecs__heap_push(w->ready, &w->ready_count, si, w->ranks);
-        atomic_fetch_add(&w->queued, 1);
-    } else {
-        ecs__heap_push(w->main_ready, &w->main_count, si, w->ranks);
-        atomic_fetch_add(&w->main_queued, 1);
-    }
+    ecs__heap_add(w, si);
     ecs__qunlock(w);
-    return shared;
+    return !ecs__on_main(&w->systems[si]);
 }
+static bool ecs__has_partners(const ecs_world *w, uint32_t si);
+static bool ecs__unpark(ecs_world *w, uint32_t si);
 
 /* A finished system releases its successors; those with nothing to do finish
    at once, through a worklist rather than recursion. */
@@ -3342,6 +3675,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
     while (n) {
         uint32_t v = tc->work[--n], local = w->graph.local[v];
         if (w->systems[v].chunks) w->systems[v].ran = true;   /* finished: its buffers are due */
+        if (w->systems[v].active && ecs__unpark(w, v)) { pushed = true; shared = true; }
         for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
             uint32_t u = order[sg->succ[e]];
             ecs__system *su = &w->systems[u];
@@ -3363,29 +3697,88 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
 
 typedef struct ecs__task { uint32_t system, chunk; } ecs__task;
 
+/* ---- independent_of partners that conflict: any order, never at once ---- */
+static bool ecs__has_partners(const ecs_world *w, uint32_t si) {
+    const ecs__stage_graph *sg = w->stage_run;
+    uint32_t local = w->graph.local[si];
+    return sg->excl_at && sg->excl_at[local] != sg->excl_at[local + 1];
+}
+/* Under the queue lock: whether a partner of si has started and not finished. */
+static bool ecs__blocked(const ecs_world *w, uint32_t si) {
+    const ecs__stage_graph *sg = w->stage_run;
+    const uint32_t *order = w->graph.order + sg->first;
+    uint32_t local = w->graph.local[si];
+    for (uint32_t e = sg->excl_at[local]; e < sg->excl_at[local + 1]; e++)
+        if (w->systems[order[sg->excl[e]]].active) return true;
+    return false;
+}
+/* Under the queue lock, for a system just taken off a heap: parks it if a
+   partner runs (true), else marks it running. */
+static bool ecs__park(ecs_world *w, uint32_t si) {
+    if (!ecs__has_partners(w, si)) return false;
+    if (ecs__blocked(w, si)) { w->parked[w->parked_count++] = si; return true; }
+    w->systems[si].active = true;
+    return false;
+}
+static void ecs__heap_add(ecs_world *w, uint32_t si) {   /* under the queue lock */
+    if (ecs__on_main(&w->systems[si])) {
+        ecs__heap_push(w->main_ready, &w->main_count, si, w->ranks);
+        atomic_fetch_add(&w->main_queued, 1);
+    } else {
+        ecs__heap_push(w->ready, &w->ready_count, si, w->ranks);
+        atomic_fetch_add(&w->queued, 1);
+    }
+}
+/* A system with partners finished: parked partners that nothing blocks any
+   more go back to the heaps. True if any did. */
+static bool ecs__unpark(ecs_world *w, uint32_t si) {
+    bool any = false;
+    ecs__qlock(w);
+    w->systems[si].active = false;
+    for (uint32_t i = 0; i < w->parked_count;) {
+        uint32_t p = w->parked[i];
+        if (ecs__blocked(w, p)) { i++; continue; }
+        w->parked[i] = w->parked[--w->parked_count];
+        ecs__heap_add(w, p);
+        any = true;
+    }
+    ecs__qunlock(w);
+    return any;
+}
+
 /* Takes the best task this thread may run. A worker counts itself busy
    before it lets go of the lock, so an exclusive system that holds the
    queue can wait for the busy count to drain. */
 static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
     if (!ecs__load_sc(&w->queued) && (thread || !ecs__load_sc(&w->main_queued))) return false;
-    bool got = false, popped = false;
+    bool got = false;
     ecs__qlock(w);
-    if (thread == 0 && w->main_count) {
-        t->system = ecs__heap_pop(w->main_ready, &w->main_count, w->ranks);
-        t->chunk = ECS__NONE;
-        (void)ecs__sub_fetch(&w->main_queued, 1);
-        got = true;
-    } else if (w->ready_count && !(thread && ecs__load_relaxed(&w->hold))) {
-        ecs__system *s = &w->systems[w->ready[0]];
-        t->system = w->ready[0];
-        t->chunk = s->chunk_size > 0 ? s->next_chunk++ : ECS__NONE;
-        if (t->chunk == ECS__NONE || s->next_chunk == s->chunks) {   /* its last chunk */
-            ecs__heap_pop(w->ready, &w->ready_count, w->ranks);
-            popped = true;
+    for (;;) {
+        if (thread == 0 && w->main_count) {
+            t->system = ecs__heap_pop(w->main_ready, &w->main_count, w->ranks);
+            t->chunk = ECS__NONE;
+            (void)ecs__sub_fetch(&w->main_queued, 1);
+            if (ecs__park(w, t->system)) continue;
+            got = true;
+        } else if (w->ready_count && !(thread && ecs__load_relaxed(&w->hold))) {
+            ecs__system *s = &w->systems[w->ready[0]];
+            t->system = w->ready[0];
+            if (s->next_chunk == 0 && ecs__has_partners(w, t->system) && ecs__blocked(w, t->system)) {
+                ecs__heap_pop(w->ready, &w->ready_count, w->ranks);
+                (void)ecs__sub_fetch(&w->queued, 1);   /* queued counts heap entries */
+                w->parked[w->parked_count++] = t->system;
+                continue;
+            }
+            if (s->next_chunk == 0 && ecs__has_partners(w, t->system)) s->active = true;
+            t->chunk = s->chunk_size > 0 ? s->next_chunk++ : ECS__NONE;
+            if (t->chunk == ECS__NONE || s->next_chunk == s->chunks) {   /* its last chunk */
+                ecs__heap_pop(w->ready, &w->ready_count, w->ranks);
+                (void)ecs__sub_fetch(&w->queued, 1);
+            }
+            got = true;
         }
-        got = true;
+        break;
     }
-    if (popped) (void)ecs__sub_fetch(&w->queued, 1);   /* queued counts heap entries */
     if (got && thread) (void)ecs__add_fetch(&w->busy, 1);
     ecs__qunlock(w);
     return got;
@@ -3590,7 +3983,9 @@ static bool ecs__sched_prepare(ecs_world *w) {
     if (main_ready) w->main_ready = main_ready;
     double *ranks = (double *)ecs__realloc(w, w->ranks, n * sizeof(double));
     if (ranks) w->ranks = ranks;
-    if (!ready || !main_ready || !ranks) return false;
+    uint32_t *parked = (uint32_t *)ecs__realloc(w, w->parked, n * sizeof(uint32_t));
+    if (parked) w->parked = parked;
+    if (!ready || !main_ready || !ranks || !parked) return false;
     for (int t = 0; t < w->threads; t++) {
         uint32_t *work = (uint32_t *)ecs__realloc(w, w->tctx[t].work, n * sizeof(uint32_t));
         if (!work) return false;
@@ -3642,6 +4037,9 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     if (!w) return ECS_ERR_ARG;
     if (w->phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: called while systems run");
     if (w->defer_depth) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: not allowed in defer mode");
+    if (w->iter_locks)   /* sync points change structure: no loop may hold a table */
+        for (uint32_t i = 0; i < w->table_count; i++)
+            if (w->tables[i]->lock) return ecs__busy_iter(w, "ecs_progress", w->tables[i]);
     ecs_result r = ecs__graph_build(w);
     if (r) return r;
     if (!ecs__sched_prepare(w)) return ECS__OOM(w, "ecs_progress");
@@ -3678,6 +4076,18 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     w->frame++;
     w->frame_stats.frames = w->frame;
     if (!r && ecs__load(&w->failed)) r = ECS__OOM(w, "ecs_progress");
+    ecs__tctx *first = NULL;   /* access refusals: the lowest-registered system's */
+    for (int t = 0; t < w->threads; t++) {
+        ecs__tctx *tc = &w->tctx[t];
+        if (tc->refused && (!first || tc->refused < first->refused)) first = tc;
+    }
+    if (first) {
+        if (!r) {
+            ecs__msg_set(w, &w->error, "%s", ecs__msg_text(&first->refusal));
+            r = ECS_ERR_ACCESS;
+        }
+        for (int t = 0; t < w->threads; t++) w->tctx[t].refused = 0;
+    }
     return r;
 }
 
@@ -3950,11 +4360,15 @@ ECS_API void ecs_world_free(ecs_world *w) {
         for (int t = 0; t < w->threads; t++) {
             ecs__free(w, w->tctx[t].work);
             ecs__free(w, w->tctx[t].events);
+            ecs__free(w, w->tctx[t].error.big);
+            ecs__free(w, w->tctx[t].refusal.big);
         }
     ecs__free(w, w->tctx);
     ecs__free(w, w->ready);
     ecs__free(w, w->main_ready);
     ecs__free(w, w->ranks);
+    ecs__free(w, w->parked);
+    ecs__free(w, w->error.big);
     while (w->query_count) ecs_query_free(w->queries[w->query_count - 1]);
     while (w->buffer_count) ecs_commands_free(w->buffers[w->buffer_count - 1]);
     if (w->defer) ecs__commands_free(w, w->defer);
@@ -3997,6 +4411,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
 #endif
     w->timing_interval = 8;
     w->order = d.order;
+    w->check_reads = d.check_reads;
     w->free_head = ECS__NONE;
     if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
         (ecs_stage_add(w, "default"), w->stage_count == 0) || !ecs__pool_start(w)) {

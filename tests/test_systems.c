@@ -10,7 +10,7 @@ static void noop(ecs_iter *it) { (void)it; }
 #define ADD(w, ...) ecs_system_add((w), &(ecs_system_desc){.fn = noop, __VA_ARGS__})
 
 static ecs_world *world_of(ecs_order order) {
-    ecs_world_desc d = {1, order, NULL, NULL};
+    ecs_world_desc d = {.threads = 1, .order = order};
     return ecs_world_new(&d);
 }
 static ecs_id comp(ecs_world *w, const char *name) { return ecs_component(w, name, sizeof(int), 0); }

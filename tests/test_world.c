@@ -61,7 +61,7 @@ TEST(world_new_with_desc_works) {
     const ecs_order orders[] = {ECS_ORDER_INSERTION, ECS_ORDER_EXPLICIT, ECS_ORDER_WRITERS_FIRST};
     for (int t = 0; t < 4; t++) {
         for (int o = 0; o < 3; o++) {
-            ecs_world_desc d = {threads[t], orders[o], NULL, NULL};
+            ecs_world_desc d = {.threads = threads[t], .order = orders[o]};
             ecs_world *w = ecs_world_new(&d);
             CHECKF(w != NULL, "threads %d order %d", threads[t], o);
             if (!w) continue;
@@ -78,12 +78,12 @@ TEST(world_new_with_desc_works) {
 TEST(world_new_bad_desc_returns_null) {
     track t = {0};
     ecs_world_desc bad[] = {
-        {-1, ECS_ORDER_INSERTION, track_realloc, &t},
-        {-1000, ECS_ORDER_INSERTION, track_realloc, &t},
-        {1, (ecs_order)3, track_realloc, &t},
-        {1, (ecs_order)-1, track_realloc, &t},
-        {1, (ecs_order)1000, track_realloc, &t},
-        {-1, (ecs_order)3, NULL, NULL},
+        {-1, ECS_ORDER_INSERTION, track_realloc, &t, false},
+        {-1000, ECS_ORDER_INSERTION, track_realloc, &t, false},
+        {1, (ecs_order)3, track_realloc, &t, false},
+        {1, (ecs_order)-1, track_realloc, &t, false},
+        {1, (ecs_order)1000, track_realloc, &t, false},
+        {-1, (ecs_order)3, NULL, NULL, false},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ecs_world *w = ecs_world_new(&bad[i]);
@@ -137,7 +137,7 @@ static void world_workload(ecs_world *w) {
 
 TEST(world_realloc_hook_used_and_balanced) {
     track t = {0};
-    ecs_world_desc d = {1, ECS_ORDER_INSERTION, track_realloc, &t};
+    ecs_world_desc d = {.threads = 1, .realloc_fn = track_realloc, .alloc_user = &t};
     ecs_world *w = ecs_world_new(&d);
     REQUIRE(w);
     world_workload(w);
@@ -152,7 +152,7 @@ TEST(world_realloc_hook_used_and_balanced) {
 
 TEST(world_free_frees_queries_and_command_buffers) {
     track t = {0};
-    ecs_world_desc d = {1, ECS_ORDER_INSERTION, track_realloc, &t};
+    ecs_world_desc d = {.threads = 1, .realloc_fn = track_realloc, .alloc_user = &t};
     ecs_world *w = ecs_world_new(&d);
     REQUIRE(w);
     ecs_id pos = ECS_COMPONENT(w, Pos);
