@@ -64,6 +64,11 @@ test-cxx: | $(BUILD)
 	printf '#include "../ecs.h"\nint main() { return ecs_world_new(nullptr) == nullptr; }\n' > $(BUILD)/cxx.cpp
 	g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only $(BUILD)/cxx.cpp
 	clang++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only $(BUILD)/cxx.cpp
+	@echo "== ECS_COMPONENT refuses a C++ type a memcpy would break"
+	printf '#include "../ecs.h"\n#include <string>\nstruct Pod { float x, y; };\nstruct Named { std::string s; };\nint main() { ecs_world *w = ecs_world_new(nullptr); return (int)ECS_COMPONENT(w, Pod) + (int)ECS_COMPONENT(w, NAMED_T); }\n' > $(BUILD)/cxx_comp.cpp
+	g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only -DNAMED_T=Pod $(BUILD)/cxx_comp.cpp
+	! g++ -std=c++11 -fsyntax-only -DNAMED_T=Named $(BUILD)/cxx_comp.cpp 2> $(BUILD)/cxx_comp.log
+	grep -q "not trivially copyable" $(BUILD)/cxx_comp.log
 test-readme: README.md ecs.h | $(BUILD)
 	@echo "== README example"
 	awk '/^```c/{f=1;next} /^```/{if(f){exit}} f' README.md > $(BUILD)/readme.c

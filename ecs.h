@@ -4125,13 +4125,15 @@ typedef struct ecs__simrun { double end; uint32_t local; bool piece, busy; } ecs
 /* Makespan of one stage on `threads` threads with durations d (per local
    system): thread 0 alone runs MAIN_THREAD and EXCLUSIVE systems (an
    exclusive one once every other thread is idle), a chunked system is
-   `threads` equal pieces claimed while it tops the queue. The queue is
-   ordered by rank, or by arrival when fifo. */
+   `threads` equal pieces claimed while it tops the queue, and a system
+   whose conflicting independent_of partner runs is parked until it ends.
+   The queue is ordered by rank, or by arrival when fifo. */
 static double ecs__sim_stage(const ecs_world *w, const ecs__stage_graph *sg, int threads,
                              const double *d, const double *rank, bool fifo, uint32_t *scratch,
                              double *key, ecs__simrun *run) {
     uint32_t n = sg->count, *pending = scratch, *heap = scratch + n, *mainq = scratch + 2 * n,
-             *pieces = scratch + 3 * n, *out = scratch + 4 * n, hn = 0, mn = 0, done = 0;
+             *pieces = scratch + 3 * n, *out = scratch + 4 * n, *active = scratch + 5 * n,
+             *parked = scratch + 6 * n, hn = 0, mn = 0, pn = 0, done = 0;
     const uint32_t *order = w->graph.order + sg->first;
     double now = 0, seq = 0;
     bool hold = false;
@@ -4140,17 +4142,32 @@ static double ecs__sim_stage(const ecs_world *w, const ecs__stage_graph *sg, int
         pending[k] = sg->preds[k];
         pieces[k] = w->systems[order[k]].chunk_size > 0 ? (uint32_t)threads : 1;
         out[k] = pieces[k];
+        active[k] = 0;
     }
 #define ECS__SIM_PUSH(k) do { key[k] = fifo ? -(seq++) : rank[k]; \
         if (ecs__on_main(&w->systems[order[k]])) ecs__heap_push(mainq, &mn, (k), key); \
         else ecs__heap_push(heap, &hn, (k), key); } while (0)
+#define ECS__SIM_BLOCKED(k, b) do { b = false; if (sg->excl_at) \
+        for (uint32_t x = sg->excl_at[k]; x < sg->excl_at[(k) + 1]; x++) b |= active[sg->excl[x]] != 0; } while (0)
     for (uint32_t k = 0; k < n; k++) if (!pending[k]) ECS__SIM_PUSH(k);
     while (done < n) {
         for (int t = 0; t < threads; t++) {   /* hand out work, thread 0 first */
             if (run[t].busy) continue;
+            bool blocked;
+            while (t == 0 && mn) {   /* park what a running partner blocks */
+                ECS__SIM_BLOCKED(mainq[0], blocked);
+                if (!blocked) break;
+                parked[pn++] = ecs__heap_pop(mainq, &mn, key);
+            }
+            while (hn && pieces[heap[0]] == out[heap[0]] && !active[heap[0]]) {
+                ECS__SIM_BLOCKED(heap[0], blocked);
+                if (!blocked) break;
+                parked[pn++] = ecs__heap_pop(heap, &hn, key);
+            }
             if (t == 0 && mn) {
                 uint32_t k = ecs__heap_pop(mainq, &mn, key);
                 double start = now;
+                active[k] = 1;
                 if (w->systems[order[k]].flags & ECS_SYSTEM_EXCLUSIVE) {
                     hold = true;
                     for (int o = 1; o < threads; o++) if (run[o].busy && run[o].end > start) start = run[o].end;
@@ -4159,6 +4176,7 @@ static double ecs__sim_stage(const ecs_world *w, const ecs__stage_graph *sg, int
             } else if (hn && !(t && hold)) {
                 uint32_t k = heap[0];
                 bool piece = w->systems[order[k]].chunk_size > 0;
+                active[k] = 1;
                 if (--pieces[k] == 0) ecs__heap_pop(heap, &hn, key);
                 run[t].busy = true; run[t].local = k; run[t].piece = piece;
                 run[t].end = now + (piece ? d[k] / threads : d[k]);
@@ -4174,11 +4192,21 @@ static double ecs__sim_stage(const ecs_world *w, const ecs__stage_graph *sg, int
             run[t].busy = false;
             if (--out[k]) continue;
             done++;
+            active[k] = 0;
             if (w->systems[order[k]].flags & ECS_SYSTEM_EXCLUSIVE) hold = false;
             for (uint32_t e = sg->succ_at[k]; e < sg->succ_at[k + 1]; e++)
                 if (!--pending[sg->succ[e]]) ECS__SIM_PUSH(sg->succ[e]);
+            for (uint32_t i = 0; i < pn;) {   /* partners it blocked */
+                bool blocked;
+                ECS__SIM_BLOCKED(parked[i], blocked);
+                if (blocked) { i++; continue; }
+                uint32_t p = parked[i];
+                parked[i] = parked[--pn];
+                ECS__SIM_PUSH(p);
+            }
         }
     }
+#undef ECS__SIM_BLOCKED
 #undef ECS__SIM_PUSH
     return now;
 }
@@ -4195,7 +4223,7 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
     if (r) return r;
     const ecs__graph *g = &w->graph;
     size_t n = w->system_count ? w->system_count : 1;
-    uint32_t *scratch = (uint32_t *)ecs__alloc(w, n * 5 * sizeof(uint32_t));
+    uint32_t *scratch = (uint32_t *)ecs__alloc(w, n * 7 * sizeof(uint32_t));
     double *d = (double *)ecs__alloc(w, n * 3 * sizeof(double));
     ecs__simrun *run = (ecs__simrun *)ecs__alloc(w, (size_t)threads * sizeof *run);
     if (!scratch || !d || !run) {
