@@ -19,7 +19,9 @@
    measure the speedup, and hashes both worlds' final state to show the result
    does not depend on the thread count. It writes trace.json (a few traced
    frames, for Perfetto) and graph.dot (for Graphviz).
-   Usage: showcase [frames]   (default 300) */
+   Usage: showcase [frames] [--check-reads]   (default 300 frames; --check-reads
+   turns on ecs_world_desc.check_reads: every write through a READ field is
+   reported) */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #include <math.h>
@@ -314,8 +316,10 @@ static void render_system(ecs_iter *it) {   /* MAIN_THREAD: where a renderer wou
 /* ---- the world ------------------------------------------------------------------- */
 #define RESOURCE(w, T, init) ecs_resource((w), #T, sizeof(T), _Alignof(T), (init))
 
+static bool check_reads;
+
 static ecs_world *build(App *a, int threads, int frames, bool verbose) {
-    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads});
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads, .check_reads = check_reads});
     if (!w) return NULL;
     memset(a, 0, sizeof *a);
     a->frames = frames;
@@ -511,6 +515,7 @@ static double run(ecs_world *w, int frames, int trace_from, double *work_us, dou
 int main(int argc, char **argv) {
     int frames = argc > 1 ? atoi(argv[1]) : 300;
     if (frames < 1) frames = 300;
+    check_reads = argc > 2 && !strcmp(argv[2], "--check-reads");
     App a;
     ecs_world *w = build(&a, 0, frames, true);
     if (!w) return 1;
