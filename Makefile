@@ -28,7 +28,7 @@ $(BUILD)/tests_asan: $(TESTSRC) $(TESTHDR) | $(BUILD)
 $(BUILD)/tests_release: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	clang $(WARN) $(REL) -o $@ $(TESTSRC) -lm
 $(BUILD)/tests_gen4: $(TESTSRC) $(TESTHDR) | $(BUILD)
-	gcc $(WARN) $(REL) -DECS_GENERATION_BITS=4 -o $@ $(TESTSRC) -lm
+	gcc $(WARN) $(REL) -DECS_GENERATION_BITS=4 -DECS_PENDING_SERIAL_BITS=16 -o $@ $(TESTSRC) -lm
 # ThreadSanitizer needs the pthread backend (it crashes on C11 thrd_create
 # with this glibc); helgrind runs the C11 backend with annotated hand-offs.
 $(BUILD)/tests_tsan: $(TESTSRC) $(TESTHDR) | $(BUILD)
@@ -45,7 +45,7 @@ test-asan: $(BUILD)/tests_asan
 test-release: $(BUILD)/tests_release
 	@echo "== clang -O2 -DNDEBUG"; $< | tee -a $(BUILD)/summary
 test-gen4: $(BUILD)/tests_gen4
-	@echo "== gcc -O2 -DNDEBUG, 4-bit generations"; $< | tee -a $(BUILD)/summary
+	@echo "== gcc -O2 -DNDEBUG, 4-bit generations, 16-bit command-buffer serials"; $< | tee -a $(BUILD)/summary
 test-tsan: $(BUILD)/tests_tsan
 	@echo "== gcc ThreadSanitizer (pthreads), scheduler tests"; TSAN_OPTIONS=halt_on_error=1 $< -f sched_ | tee -a $(BUILD)/summary
 test-helgrind: $(BUILD)/tests_hg

@@ -39,6 +39,9 @@
        ECS_VALGRIND          annotate atomic hand-offs for helgrind
     ECS_CHECK_ACCESS      1/0: the debug access checks on/off (default: on
                           unless NDEBUG); see ecs_progress
+    ECS_PENDING_SERIAL_BITS  bits of a command buffer's serial in pending
+                          handles, 4..39 (default 39); serials are never
+                          reused: when they run out, ecs_cmd_create fails
        ECS_SPIN_NS           idle worker spin before sleeping (default 50000)
        ECS_PARALLEL_MIN_NS   stages with less measured work run on the calling
                              thread (default 50000)
@@ -105,6 +108,13 @@
 #  else
 #    define ECS_CHECK_ACCESS 1
 #  endif
+#endif
+
+#ifndef ECS_PENDING_SERIAL_BITS   /* command-buffer serials: see ecs_cmd_create */
+#  define ECS_PENDING_SERIAL_BITS 39
+#endif
+#if ECS_PENDING_SERIAL_BITS < 4 || ECS_PENDING_SERIAL_BITS > 39
+#  error "ECS_PENDING_SERIAL_BITS must be between 4 and 39"
 #endif
 
 #ifndef ECS_GENERATION_BITS
@@ -312,7 +322,12 @@ ECS_API void       ecs_query_free(ecs_query *q);
    returns ECS_ERR_ARG for an unknown id, a NULL value for a component, or a
    pending handle of another buffer, ECS_ERR_STALE for entity 0, ECS_ERR_NOMEM
    if the buffer cannot grow. A live target is only checked when applied. */
-ECS_API ecs_entity ecs_cmd_create(ecs_commands *c);   /* 0 on failure */
+/* 0 on failure. Each applied buffer takes a new serial, and serials are
+   never reused, so a stale pending handle never names a newer entity; a
+   world has 2^ECS_PENDING_SERIAL_BITS of them (2.9 years of 100 buffers
+   applied at 60 fps), then ecs_cmd_create fails with ECS_ERR_NOMEM. A buffer
+   holds at most 2^24 pending creates and 2 GiB of values (ECS_ERR_ARG). */
+ECS_API ecs_entity ecs_cmd_create(ecs_commands *c);
 ECS_API ecs_result ecs_cmd_destroy(ecs_commands *c, ecs_entity e);
 ECS_API ecs_result ecs_cmd_add(ecs_commands *c, ecs_entity e, ecs_id id);
 ECS_API ecs_result ecs_cmd_remove(ecs_commands *c, ecs_entity e, ecs_id id);
@@ -691,6 +706,12 @@ static int ecs__hardware_threads(void) {
 #define ECS__NONE        UINT32_MAX           /* no slot / no table */
 #define ECS__RESERVED    (UINT32_MAX - 1)      /* a slot held by defer mode's ecs_create */
 #define ECS__PENDING     (1ull << 63)          /* marks a command buffer's pending handle */
+/* A pending handle: bit 63, the buffer's serial (ECS_PENDING_SERIAL_BITS),
+   then its index among the buffer's creates (24 bits). Serials are never
+   reused, so a stale pending handle can never name a newer buffer's entity. */
+#define ECS__PENDING_INDEX_BITS 24
+#define ECS__PENDING_INDEX_MAX  ((1u << ECS__PENDING_INDEX_BITS) - 1)
+#define ECS__SERIAL_MAX         ((1ull << ECS_PENDING_SERIAL_BITS) - 1)
 #define ECS__MAX_ROWS    ((uint32_t)INT32_MAX) /* rows per table: it->count is an int */
 
 static uint32_t   ecs__index(ecs_entity e) { return (uint32_t)e; }
@@ -872,7 +893,7 @@ typedef struct ecs__table {
 
 typedef struct ecs__match {  /* one table a query matches */
     ecs__table *table;
-    int16_t column[ECS_MAX_TERMS];   /* per term, or -1: the field is NULL */
+    int32_t column[ECS_MAX_TERMS];   /* per term, or -1: the field is NULL */
 } ecs__match;
 
 struct ecs_query {
@@ -901,7 +922,8 @@ struct ecs_commands {
     ecs_entity *created;     /* per pending index: the live handle, once applied */
     uint32_t created_count, created_cap;
     uint32_t applied;        /* commands done; apply resumes here after a failure */
-    uint32_t serial;         /* stamped into pending handles; renewed when cleared */
+    uint64_t serial;         /* stamped into pending handles; renewed when cleared;
+                                0 once the world's serials are used up */
     uint32_t slot;           /* in world->buffers, or ECS__NONE for the defer buffer */
 };
 
@@ -1042,7 +1064,7 @@ struct ecs_world {
     uint32_t buffer_count, buffer_cap;
     ecs_commands *defer;     /* defer mode's buffer (lazily made) */
     int defer_depth;
-    ECS__ATOMIC(uint32_t) next_serial;
+    ECS__ATOMIC(uint64_t) next_serial;
     size_t dropped;
 
     ecs__system *systems;
@@ -1073,7 +1095,10 @@ struct ecs_world {
     ECS__ATOMIC(int) hold;           /* an exclusive system waits: workers take nothing */
     ECS__ATOMIC(int) busy;           /* workers inside a task */
     ECS__ATOMIC(int32_t) remaining;  /* systems of the running stage not finished */
-    ECS__ATOMIC(int) failed;         /* an allocation failed while systems ran */
+    ECS__ATOMIC(int) failed;         /* the ecs_result that stopped this frame, or 0 */
+    ecs__msg fail_msg;               /* its line, when not out of memory */
+    uint32_t excl_table;             /* the table an EXCLUSIVE system's batch holds, or NONE */
+    uint32_t excl_system;
     ECS__ATOMIC(uint32_t) trace_lost;
     uint32_t *ready, ready_count, *main_ready, main_count;   /* heaps, under the queue lock */
     uint32_t *parked, parked_count;  /* ready, but an independent_of partner runs */
@@ -1718,6 +1743,11 @@ ECS__COLD ecs_result ecs__busy_iter(ecs_world *w, const char *fn, const ecs__tab
 }
 ECS__COLD ecs_result ecs__busy(ecs_world *w, const char *fn, const ecs__table *t) {
     if (w->phase == ECS__SYSTEMS || !t->lock) return ecs__check_running(w, fn);
+    if (t->index == w->excl_table)
+        return ecs__fail(w, ECS_ERR_BUSY, "%s: exclusive system \"%s\" is iterating this entity's table, "
+                         "which must not change under it; record the change in it->commands (applied "
+                         "at the stage's end), or make it from an exclusive system without terms",
+                         fn, w->systems[w->excl_system].name);
     return ecs__busy_iter(w, fn, t);
 }
 static bool ecs__locked(const ecs_world *w, const ecs__table *t) {
@@ -1822,7 +1852,7 @@ static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match
         int32_t at = ecs__table_find_id(t, q->terms[i].id);
         if (q->terms[i].oper == ECS_AND && at < 0) return false;
         if (q->terms[i].oper == ECS_NOT && at >= 0) return false;
-        m->column[i] = (int16_t)(q->terms[i].oper != ECS_NOT && at >= 0 ? t->column_of[at] : -1);
+        m->column[i] = q->terms[i].oper != ECS_NOT && at >= 0 ? t->column_of[at] : -1;
     }
     return true;
 }
@@ -1978,12 +2008,21 @@ ECS_API size_t ecs_query_count(ecs_world *w, ecs_query *q) {
 }
 
 /* ---- >>commands: deferred structural changes ------------------------------ */
-static uint32_t ecs__serial_next(ecs_world *w) {   /* 1 .. 2^31 - 1; any thread */
-    return ecs__add_fetch(&w->next_serial, 1) % 0x7fffffffu + 1;
+/* 1 .. ECS__SERIAL_MAX, then 0 for good (any thread): a buffer with serial 0
+   cannot hand out pending handles. At 6,000 applied buffers a second (100
+   systems at 60 fps) the default 39 bits last 2.9 years. */
+static uint64_t ecs__serial_next(ecs_world *w) {
+    uint64_t n = ecs__add_fetch(&w->next_serial, 1);
+    if (n > ECS__SERIAL_MAX) { ecs__store(&w->next_serial, ECS__SERIAL_MAX + 1); return 0; }
+    return n;
 }
+#define ECS__CMD_DATA_MAX (1ull << 31)   /* value bytes per buffer: its growth doubles up to here */
+static uint32_t ecs__pending_index(ecs_entity e) { return (uint32_t)e & ECS__PENDING_INDEX_MAX; }
 static bool ecs__is_pending_of(const ecs_commands *c, ecs_entity e) {
-    return (e & ECS__PENDING) && (uint32_t)((e >> 32) & 0x7fffffffu) == c->serial &&
-           ecs__index(e) < c->created_count;
+    return (e & ECS__PENDING) && c->serial &&
+           ((e >> ECS__PENDING_INDEX_BITS) & ECS__SERIAL_MAX) == c->serial &&
+           !(e & ~(ECS__PENDING | (ECS__SERIAL_MAX << ECS__PENDING_INDEX_BITS) | ECS__PENDING_INDEX_MAX)) &&
+           ecs__pending_index(e) < c->created_count;
 }
 
 static ecs_commands *ecs__commands_new(ecs_world *w) {
@@ -2026,9 +2065,12 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
         return ecs__fail(w, ECS_ERR_ARG, "%s: value is NULL for component \"%s\"", fn,
                          w->ids[id].name);
     if (op == ECS__CMD_SET && !size) op = ECS__CMD_ADD;   /* setting a tag adds it */
+    if (size && (size_t)c->data_size + size > ECS__CMD_DATA_MAX)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: a command buffer holds at most 2 GiB of values (this "
+                         "one has %u bytes, \"%s\" adds %u); apply it first", fn,
+                         (unsigned)c->data_size, w->ids[id].name, (unsigned)size);
     if (!ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
-        (size && ((size_t)c->data_size + size > UINT32_MAX ||
-                  !ECS__RESERVE(w, c->data, c->data_cap, (size_t)c->data_size + size))))
+        (size && !ECS__RESERVE(w, c->data, c->data_cap, (size_t)c->data_size + size)))
         return ECS__OOM(w, fn);
     ecs__cmd *cmd = &c->cmds[c->count++];
     cmd->op = op; cmd->id = id; cmd->e = e; cmd->value = c->data_size;
@@ -2039,13 +2081,23 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
 ECS_API ecs_entity ecs_cmd_create(ecs_commands *c) {
     if (!c) return 0;
     ecs_world *w = c->world;
-    if (c->created_count >= 0x7fffffffu ||
-        !ECS__RESERVE(w, c->created, c->created_cap, (size_t)c->created_count + 1) ||
+    if (!c->serial) {
+        ecs__fail(w, ECS_ERR_NOMEM, "ecs_cmd_create: this world has used up its 2^%d command-buffer "
+                  "serials, so no new pending handle can be told apart from an old one",
+                  ECS_PENDING_SERIAL_BITS);
+        return 0;
+    }
+    if (c->created_count > ECS__PENDING_INDEX_MAX) {
+        ecs__fail(w, ECS_ERR_ARG, "ecs_cmd_create: a buffer holds at most %u pending creates; apply "
+                  "it first", (unsigned)ECS__PENDING_INDEX_MAX + 1);
+        return 0;
+    }
+    if (!ECS__RESERVE(w, c->created, c->created_cap, (size_t)c->created_count + 1) ||
         !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1)) {
         ECS__OOM(w, "ecs_cmd_create");
         return 0;
     }
-    ecs_entity e = ECS__PENDING | ((uint64_t)c->serial << 32) | c->created_count;
+    ecs_entity e = ECS__PENDING | (c->serial << ECS__PENDING_INDEX_BITS) | c->created_count;
     c->created[c->created_count++] = 0;
     ecs__cmd *cmd = &c->cmds[c->count++];
     cmd->op = ECS__CMD_CREATE; cmd->id = 0; cmd->e = e; cmd->value = 0;
@@ -2079,10 +2131,10 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
         if (cmd->op == ECS__CMD_CREATE) {
             ecs_entity made = ecs__create(w, fn);
             if (!made) return ecs__locked(w, w->tables[0]) ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
-            c->created[ecs__index(e)] = made;
+            c->created[ecs__pending_index(e)] = made;
             continue;
         }
-        if (e & ECS__PENDING) e = c->created[ecs__index(e)];
+        if (e & ECS__PENDING) e = c->created[ecs__pending_index(e)];
         if (!ecs__alive(w, e)) { w->dropped++; continue; }
         switch (cmd->op) {
         case ECS__CMD_DESTROY: r = ecs__destroy(w, fn, e); break;
@@ -2137,6 +2189,7 @@ ECS_API ecs_result ecs_defer_begin(ecs_world *w) {
 }
 ECS_API ecs_result ecs_defer_end(ecs_world *w) {
     if (!w) return ECS_ERR_ARG;
+    if (ecs__check_running(w, "ecs_defer_end")) return ECS_ERR_BUSY;
     if (w->defer_depth == 0) {
         if (w->defer && w->defer->applied < w->defer->count)   /* retry a failed apply */
             return ecs__commands_apply(w, w->defer);
@@ -2147,9 +2200,16 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w) {
 }
 
 /* ---- >>entity api: immediate calls, routed to the defer buffer in defer mode */
+/* Defer mode records structural calls, but never while ordinary systems run:
+   the defer buffer is the world's, and they run on many threads. There the
+   immediate path refuses them (ECS_ERR_BUSY) instead. */
+static inline bool ecs__deferring(const ecs_world *w) {
+    return w->defer_depth && w->phase != ECS__SYSTEMS;
+}
+
 /* In defer mode a target may also be an entity reserved by this defer block. */
 static inline ecs_result ecs__check_target(const ecs_world *w, const char *fn, ecs_entity e) {
-    if (ecs__alive(w, e) || (w->defer_depth && ecs__reserved(w, e))) return ECS_OK;
+    if (ecs__alive(w, e) || (ecs__deferring(w) && ecs__reserved(w, e))) return ECS_OK;
     return ecs__not_alive(w, fn, e);
 }
 
@@ -2170,7 +2230,7 @@ static ecs_entity ecs__defer_create(ecs_world *w, const char *fn) {
 
 ECS_API ecs_entity ecs_create(ecs_world *w) {
     if (!w) return 0;
-    if (w->defer_depth) return ecs__defer_create(w, "ecs_create");
+    if (ecs__deferring(w)) return ecs__defer_create(w, "ecs_create");
     return ecs__create(w, "ecs_create");
 }
 
@@ -2185,7 +2245,7 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         if (r) return r;
     }
     if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);   /* before the shared scratch */
-    if (w->defer_depth) {   /* all or nothing: on failure cut back buffer and slots */
+    if (ecs__deferring(w)) {   /* all or nothing: on failure cut back buffer and slots */
         ecs_commands *c = w->defer;
         uint32_t count = c->count, head = w->free_head, slots = w->record_count;
         for (size_t i = 0; i < n; i++) {
@@ -2246,7 +2306,7 @@ ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e) {
     if (!w) return ECS_ERR_ARG;
     ecs_result r = ecs__check_target(w, "ecs_destroy", e);
     if (r) return r;
-    if (w->defer_depth) return ecs_cmd_destroy(w->defer, e);
+    if (ecs__deferring(w)) return ecs_cmd_destroy(w->defer, e);
     return ecs__destroy(w, "ecs_destroy", e);
 }
 
@@ -2257,7 +2317,7 @@ ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
     ecs_result r = ecs__check_target(w, "ecs_add", e);
     if (!r) r = ecs__check_component(w, "ecs_add", id);
     if (r) return r;
-    if (w->defer_depth) return ecs_cmd_add(w->defer, e, id);
+    if (ecs__deferring(w)) return ecs_cmd_add(w->defer, e, id);
     return ecs__add(w, "ecs_add", e, id, NULL);
 }
 
@@ -2266,7 +2326,7 @@ ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
     ecs_result r = ecs__check_target(w, "ecs_remove", e);
     if (!r) r = ecs__check_component(w, "ecs_remove", id);
     if (r) return r;
-    if (w->defer_depth) return ecs_cmd_remove(w->defer, e, id);
+    if (ecs__deferring(w)) return ecs_cmd_remove(w->defer, e, id);
     return ecs__remove(w, "ecs_remove", e, id);
 }
 
@@ -2282,7 +2342,7 @@ ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *va
     if (w->phase != ECS__IDLE && ecs_has(w, e, id) && !ecs__access_ok(w, "ecs_set", id, true, e))
         return ECS_ERR_ACCESS;
 #endif
-    if (w->defer_depth) return ecs_cmd_set(w->defer, e, id, value);
+    if (ecs__deferring(w)) return ecs_cmd_set(w->defer, e, id, value);
     return ecs__add(w, "ecs_set", e, id, value);
 }
 
@@ -3466,6 +3526,25 @@ static bool ecs__on_main(const ecs__system *s) {
     return (s->flags & (ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) != 0;
 }
 
+/* Stops the frame (any thread; the first failure wins): systems already
+   started finish, nothing else starts, and the sync point applies what the
+   finished ones recorded: the state of a frame stopped at that point. */
+static void ecs__frame_fail(ecs_world *w, ecs_result r) {
+#if ECS__THREADS
+    int none = 0;
+    atomic_compare_exchange_strong(&w->failed, &none, (int)r);
+#else
+    if (!w->failed) w->failed = (int)r;
+#endif
+}
+/* Whether s may start: false once the frame stopped, or when there is
+   nothing to do. */
+static bool ecs__prepare(ecs_world *w, ecs__system *s);
+static bool ecs__may_start(ecs_world *w, ecs__system *s) {
+    if (ecs__load(&w->failed)) { s->chunks = 0; return false; }
+    return ecs__prepare(w, s);
+}
+
 /* Counts what a ready system has to do this frame and gives it a command
    buffer per chunk. False when there is nothing to do: no matching rows
    (or no buffers: then the frame reports ECS_ERR_NOMEM). */
@@ -3488,7 +3567,7 @@ static bool ecs__prepare(ecs_world *w, ecs__system *s) {
     if (chunks > s->buf_count) {
         uint32_t old = s->buf_cap;
         if (!ECS__RESERVE(w, s->bufs, s->buf_cap, chunks)) {
-            ecs__store(&w->failed, 1);
+            ecs__frame_fail(w, ECS_ERR_NOMEM);
             s->chunks = 0;
             return false;
         }
@@ -3553,6 +3632,16 @@ static void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__ma
 #else
     (void)tc;
 #endif
+    if (s->flags & ECS_SYSTEM_EXCLUSIVE) {   /* its own immediate changes must not move these rows */
+        ecs__table *held = m->table;
+        held->lock++;
+        w->excl_table = held->index;
+        w->excl_system = (uint32_t)(s - w->systems);
+        s->fn(it);
+        held->lock--;
+        w->excl_table = ECS__NONE;
+        return;
+    }
     if (w->check_reads) ecs__call_checked(w, s, it);
     else s->fn(it);
 }
@@ -3682,7 +3771,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
             ECS__HAPPENS_BEFORE(&su->pending);
             if (ecs__sub_fetch(&su->pending, 1)) continue;
             ECS__HAPPENS_AFTER(&su->pending);
-            if (ecs__prepare(w, su)) { shared |= ecs__push_ready(w, u); pushed = true; }
+            if (ecs__may_start(w, su)) { shared |= ecs__push_ready(w, u); pushed = true; }
             else tc->work[n++] = u;
         }
         ECS__HAPPENS_BEFORE(&w->remaining);
@@ -3800,11 +3889,29 @@ static void ecs__task_done(ecs_world *w, ecs__tctx *tc, const ecs__task *t) {
 static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg);
 
 /* An exclusive system runs alone on thread 0, after the commands recorded
-   so far in the stage are applied; it may change structure directly. */
+   so far in the stage are applied; it may change structure directly. If
+   those commands cannot be applied, the frame stops before it. A defer block
+   it leaves open is ended for it (the defer buffer is the world's: ordinary
+   systems must never see defer mode), and stops the frame. */
 static void ecs__exclusive(ecs_world *w, uint32_t si) {
     w->phase = ECS__SYNC;
-    if (ecs__sync(w, w->stage_run)) ecs__store(&w->failed, 1);   /* systems finished so far */
-    ecs__run(w, &w->tctx[0], si, ECS__NONE);
+    ecs_result r = ecs__sync(w, w->stage_run);   /* systems finished so far */
+    if (r) {
+        if (r != ECS_ERR_NOMEM) ecs__msg_set(w, &w->fail_msg, "%s", ecs__msg_text(&w->error));
+        ecs__frame_fail(w, r);
+        w->systems[si].chunks = 0;
+    } else {
+        ecs__run(w, &w->tctx[0], si, ECS__NONE);
+        if (w->defer_depth) {
+            w->defer_depth = 0;
+            ecs_result applied = ecs__commands_apply(w, w->defer);
+            ecs__msg_set(w, &w->fail_msg, "ecs_progress: exclusive system \"%s\" returned inside a "
+                         "defer block (ecs_defer_begin without ecs_defer_end); it was ended for it%s",
+                         w->systems[si].name, applied ? ", but its commands could not all be applied "
+                         "(ecs_defer_end applies the rest)" : "");
+            ecs__frame_fail(w, ECS_ERR_BUSY);
+        }
+    }
     w->phase = ECS__SYSTEMS;
 }
 
@@ -3880,6 +3987,7 @@ static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
     for (uint32_t k = 0; k < sg->count; k++) {
         uint32_t si = order[sg->topo[k]];
         ecs__system *s = &w->systems[si];
+        if (ecs__load(&w->failed)) break;
         if (!ecs__prepare(w, s)) continue;
         if (s->flags & ECS_SYSTEM_EXCLUSIVE) ecs__exclusive(w, si);
         else if (s->chunk_size > 0) {
@@ -3901,7 +4009,7 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
     bool shared = false;
     for (uint32_t k = 0; k < sg->count; k++) {
         if (sg->preds[k]) continue;
-        if (ecs__prepare(w, &w->systems[order[k]])) shared |= ecs__push_ready(w, order[k]);
+        if (ecs__may_start(w, &w->systems[order[k]])) shared |= ecs__push_ready(w, order[k]);
         else ecs__complete(w, tc, order[k]);
     }
     if (shared) ecs__wake(w, true);
@@ -4053,7 +4161,7 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     w->timing = w->tracing || w->frame % (uint64_t)w->timing_interval == 0;
     ecs__store(&w->failed, 0);
     uint64_t t0 = ecs__now_ns();
-    for (uint32_t st = 0; st < g->stage_count && !r; st++) {
+    for (uint32_t st = 0; st < g->stage_count && !r && !ecs__load(&w->failed); st++) {
         const ecs__stage_graph *sg = &g->stages[st];
         if (!sg->count) continue;
         w->stage_run = sg;
@@ -4075,7 +4183,9 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     if (w->timing) ecs__stats_update(w, t1 - t0);
     w->frame++;
     w->frame_stats.frames = w->frame;
-    if (!r && ecs__load(&w->failed)) r = ECS__OOM(w, "ecs_progress");
+    int failed = ecs__load(&w->failed);
+    if (!r && failed == ECS_ERR_NOMEM) r = ECS__OOM(w, "ecs_progress");
+    else if (!r && failed) r = ecs__fail(w, (ecs_result)failed, "%s", ecs__msg_text(&w->fail_msg));
     ecs__tctx *first = NULL;   /* access refusals: the lowest-registered system's */
     for (int t = 0; t < w->threads; t++) {
         ecs__tctx *tc = &w->tctx[t];
@@ -4397,6 +4507,7 @@ ECS_API void ecs_world_free(ecs_world *w) {
     ecs__free(w, w->ranks);
     ecs__free(w, w->parked);
     ecs__free(w, w->error.big);
+    ecs__free(w, w->fail_msg.big);
     while (w->query_count) ecs_query_free(w->queries[w->query_count - 1]);
     while (w->buffer_count) ecs_commands_free(w->buffers[w->buffer_count - 1]);
     if (w->defer) ecs__commands_free(w, w->defer);
@@ -4440,6 +4551,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->timing_interval = 8;
     w->order = d.order;
     w->check_reads = d.check_reads;
+    w->excl_table = ECS__NONE;
     w->free_head = ECS__NONE;
     if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
         (ecs_stage_add(w, "default"), w->stage_count == 0) || !ecs__pool_start(w)) {

@@ -16,7 +16,9 @@ void suite_random(void);
 void suite_systems(void);
 void suite_graph_random(void);
 void suite_sched(void);
+void suite_soak(void);
 void suite_safety(void);
+void suite_hardening(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -36,7 +38,9 @@ int main(int argc, char **argv) {
     suite_systems();
     suite_graph_random();
     suite_sched();
+    suite_soak();
     suite_safety();
+    suite_hardening();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
