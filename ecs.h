@@ -3987,8 +3987,10 @@ static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
     for (uint32_t k = 0; k < sg->count; k++) {
         uint32_t si = order[sg->topo[k]];
         ecs__system *s = &w->systems[si];
-        if (ecs__load(&w->failed)) break;
-        if (!ecs__prepare(w, s)) continue;
+        if (!ecs__may_start(w, s)) {
+            if (ecs__load(&w->failed)) break;   /* the frame stopped */
+            continue;
+        }
         if (s->flags & ECS_SYSTEM_EXCLUSIVE) ecs__exclusive(w, si);
         else if (s->chunk_size > 0) {
             for (uint32_t c = 0; c < s->chunks; c++) ecs__run(w, tc, si, c);
