@@ -8,7 +8,7 @@ WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Werro
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 REL     := -O2 -DNDEBUG
 BUILD   := build
-TESTSRC := $(wildcard tests/*.c)
+TESTSRC := $(filter-out tests/fuzz_api.c,$(wildcard tests/*.c))
 TESTHDR := tests/test.h ecs.h
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/ex_%,$(wildcard examples/*.c))
 

@@ -408,9 +408,13 @@ typedef enum ecs_problem_kind {
     ECS_PROBLEM_RACE,            /* two conflicting systems that nothing orders */
     ECS_PROBLEM_UNKNOWN_SYSTEM,  /* after/before/independent_of names no system */
     ECS_PROBLEM_DUPLICATE_NAME,
-    ECS_PROBLEM_SELF_RACE        /* a chunked system with a writes list: its chunks run at
+    ECS_PROBLEM_SELF_RACE,       /* a chunked system with a writes list: its chunks run at
                                     once and all write those ids; a == b == the system,
                                     id = the lowest such id */
+    ECS_NOTE_READ_BEFORE_WRITE   /* only in ecs_report.notes: a runs before b only through
+                                    inferred order (no declared path a -> b), b writes id,
+                                    which a reads, and a writes nothing b accesses: a sees
+                                    last frame's value. The message says how to flip it. */
 } ecs_problem_kind;
 
 typedef struct ecs_problem {
@@ -419,16 +423,25 @@ typedef struct ecs_problem {
                                    DUPLICATE_NAME: a is the first, b the later system */
     ecs_id id;                  /* RACE: the lowest contested id (0: an EXCLUSIVE system) */
     bool write_write;           /* RACE: both write that id */
-    const ecs_system *cycle;    /* CYCLE: the loop in order; cycle[i] runs before cycle[i+1]
-                                   and the last before the first. It visits every system of
-                                   the strongly connected component (a system may repeat
-                                   when the component holds several loops). */
+    const ecs_system *cycle;    /* CYCLE: a shortest loop, each system at most once;
+                                   cycle[i] runs before cycle[i+1] and the last before the
+                                   first (cycle_len <= member_count) */
     int cycle_len;
+    const ecs_system *members;  /* CYCLE: every system of the strongly connected component,
+                                   ascending */
+    int member_count;
     const char *name;           /* UNKNOWN_SYSTEM / DUPLICATE_NAME: the name */
     const char *message;        /* one readable line naming systems and data, with a fix hint */
 } ecs_problem;
 
-typedef struct ecs_report { int count; const ecs_problem *problems; } ecs_report;
+typedef struct ecs_report {
+    int count;                  /* problems listed (at most 10,000) */
+    const ecs_problem *problems;
+    int note_count;             /* notes listed (at most 10,000); never make validation fail */
+    const ecs_problem *notes;
+    int omitted;                /* problems beyond the cap: counted, not listed */
+    int notes_omitted;
+} ecs_report;
 
 /* Builds the system graph (explicit, stage and inferred order; see
    ecs_world_desc.order) and checks it. ECS_OK iff there are no problems,
@@ -826,6 +839,27 @@ static uint32_t ecs__popcount(uint64_t x) {   /* SWAR: no library call without -
     return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 }
 
+/* A heap of indices keyed by key[index]: higher key first, lower index on ties
+   (the scheduler's ready queues, the run order of the graph build). */
+static bool ecs__heap_above(const double *key, uint32_t a, uint32_t b) {
+    return key[a] > key[b] || (key[a] == key[b] && a < b);
+}
+static void ecs__heap_push(uint32_t *h, uint32_t *n, uint32_t v, const double *key) {
+    uint32_t i = (*n)++;
+    for (; i > 0 && ecs__heap_above(key, v, h[(i - 1) / 2]); i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+    h[i] = v;
+}
+static uint32_t ecs__heap_pop(uint32_t *h, uint32_t *n, const double *key) {
+    uint32_t top = h[0], v = h[--(*n)], i = 0;
+    for (uint32_t c; (c = 2 * i + 1) < *n; i = c) {
+        if (c + 1 < *n && ecs__heap_above(key, h[c + 1], h[c])) c++;
+        if (!ecs__heap_above(key, h[c], v)) break;
+        h[i] = h[c];
+    }
+    if (*n) h[i] = v;
+    return top;
+}
+
 /* In-place heapsort: no recursion, no allocation, O(n log n) worst case. */
 static void ecs__sift(uint64_t *a, size_t root, size_t n) {
     for (size_t child; (child = 2 * root + 1) < n; root = child) {
@@ -941,6 +975,7 @@ typedef struct ecs__system {
     ecs_stage stage;
     uint32_t flags;
     int chunk_size;
+    bool disjoint;           /* validation let another system skip it through disjoint queries */
     ecs_query *query;        /* NULL for a system without terms */
 
     /* running: written by the thread that readies, runs or completes it */
@@ -969,7 +1004,8 @@ typedef struct ecs__edge {   /* between systems (0-based); kept unreduced for th
 typedef struct ecs__stage_graph {
     uint32_t first, count;   /* its systems: graph.order[first .. first + count) */
     uint32_t words;          /* per reach row */
-    uint64_t *desc;          /* count rows: the systems each one reaches (local indices) */
+    uint64_t *desc;          /* a row per strongly connected component: the systems it reaches */
+    uint32_t *row_of;        /* per system: its component's row */
     uint32_t *succ_at, *succ;/* the transitively reduced execution graph */
     uint32_t *preds;         /* in-degree in it */
     uint32_t *topo;          /* a topological order of it */
@@ -983,15 +1019,19 @@ typedef struct ecs__graph {
     ecs_result result;
     ecs_problem *problems;
     uint32_t problem_count, problem_cap;
-    uint32_t *fix;           /* per problem: its message's and cycle's offsets while building */
+    uint32_t *fix;           /* per problem: its message's, loop's and members' offsets while building */
     uint32_t fix_cap;
-    ecs_system *cycles;      /* every CYCLE's systems, back to back */
+    ecs_problem *notes;
+    uint32_t note_count, note_cap, *note_fix, note_fix_cap;
+    uint32_t omitted, notes_omitted;   /* beyond ECS__REPORT_CAP: counted, not listed */
+    ecs_system *cycles;      /* every CYCLE's loop and members, back to back */
     uint32_t cycle_count, cycle_cap;
     char *text;              /* every message, back to back */
     uint32_t text_size, text_cap;
     ecs__edge *edges;
     uint32_t edge_count, edge_cap;
-    uint32_t *order;         /* systems grouped by stage, registration order inside */
+    uint32_t *order;         /* systems grouped by stage, run order inside (local indices) */
+    uint32_t *reg;           /* systems grouped by stage, registration order inside */
     uint32_t *local;         /* per system: its index inside its stage */
     ecs__stage_graph *stages;
     uint32_t stage_count;
@@ -2516,37 +2556,64 @@ ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage) {
 }
 ECS_API uint32_t ecs_stage_count(const ecs_world *w) { return w ? w->stage_count : 0; }
 /* ---- >>graph: building and validating the system graph -------------------- */
-/* Per stage: declared edges; strongly connected components by an iterative
-   DFS with three marks (unvisited / on the stack / done: Tarjan's, seed 000);
-   inferred edges by ecs_world_desc.order (seeds 001, 003); reachability as one
-   bitset row per system, computed once over the component graph in reverse
-   topological order, so a graph with a cycle still gets its races; races by
-   bitset operations per contested id; and the transitive reduction the
-   scheduler signals along (seed 002). */
+/* Per stage (seeds 000-003):
+   1. declared edges and their strongly connected components (an iterative
+      Tarjan: a chain of 100,000 systems needs no deep stack);
+   2. the stage's run order: a topological order of those components in
+      which each system comes as early as declared order allows, in
+      registration priority. Local indices are positions in it, so declared
+      edges point forward except inside a cycle;
+   3. accesses as bitset rows per id, query terms apart from reads/writes
+      lists: two queries that can never match the same table (AND x in one,
+      NOT x in the other) do not conflict through their terms;
+   4. inferred order: INSERTION orders every conflicting pair nothing orders
+      along the run order, nearest pairs first, so an edge made redundant by
+      a nearer one is never inferred; WRITERS_FIRST adds writer -> reader
+      wherever declared order does not say otherwise, never cutting a loop
+      that closes: a loop is a CYCLE problem;
+   5. reachability as one bitset row per component of the final graph, sinks
+      first, so a graph with a cycle still gets its races; races and notes by
+      bitset operations per system, never a search per pair;
+   6. the transitive reduction the scheduler signals along (seed 002). */
 
-typedef struct ecs__access { uint32_t id; bool write; } ecs__access;   /* compact id */
+#define ECS__REPORT_CAP 10000   /* problems (and notes) listed; the rest are counted */
+#define ECS__LOOP_TEXT 64        /* loop steps a CYCLE message spells out */
+
+/* How a system touches a compact id: through its query terms (T) or its
+   reads/writes lists (L), reading or writing. */
+enum { ECS__TR = 1, ECS__TW = 2, ECS__LR = 4, ECS__LW = 8 };
+typedef struct ecs__access { uint32_t id, how; } ecs__access;
+/* Per compact id, rows of systems: term accessors and writers, list
+   accessors and writers, AND and NOT filters. */
+enum { ECS__ROW_TA, ECS__ROW_TW, ECS__ROW_LA, ECS__ROW_LW, ECS__ROW_AND, ECS__ROW_NOT, ECS__ROWS };
+
+typedef struct ecs__comps {       /* strongly connected components, sinks first */
+    uint32_t *of, *emit, *start, count;
+} ecs__comps;
 
 typedef struct ecs__build {       /* one stage's temporaries */
     ecs_world *w;
     ecs__stage_graph *sg;
-    const uint32_t *sys;          /* global index of each local system */
+    uint32_t *sys;                /* global index of each local system */
     uint32_t m, words;
-    uint32_t *dout_at, *dout;     /* declared edges, out and in */
-    uint32_t *din_at, *din;
+    uint32_t *dout_at, *dout, *din_at, *din;   /* declared edges */
     uint32_t *ind_at, *ind;       /* independent_of partners, both ways */
     uint32_t *acc_at;
     ecs__access *acc;             /* per system, sorted by compact id */
+    uint32_t *flt_at, *flt;       /* per system: filters, compact id << 2 | 1 (AND) | 2 (NOT) */
     ecs_id *id_of;                /* compact id -> id (compact 0: "the whole world") */
-    uint64_t *accessors, *writers;/* per compact id: a row of systems */
-    uint32_t *comp, *emit, *comp_start, comp_count;  /* components, sinks first */
-    uint32_t *seen, *prev, *queue;   /* cycle walks: BFS stamps, parents, queue */
-    unsigned char *walked;
-    uint32_t stamp;
+    uint32_t ids;
+    uint64_t *rows;               /* ECS__ROWS rows per compact id */
+    uint64_t *scratch;            /* 2 rows */
     uint64_t *inferred;           /* from << 32 | to */
     uint32_t inferred_count, inferred_cap;
     void *tmp[64];
     int tmp_count;
 } ecs__build;
+
+static uint64_t *ecs__row(const ecs__build *b, uint32_t x, int r) {
+    return b->rows + ((size_t)x * ECS__ROWS + (size_t)r) * b->words;
+}
 
 static void *ecs__tmp(ecs__build *b, size_t count, size_t size) {
     /* a stage makes a fixed number of temporaries (about 40), whatever its size */
@@ -2568,30 +2635,34 @@ static void ecs__build_free(ecs__build *b) {
     ecs__free(b->w, b->inferred);
 }
 
-/* Adjacency in compressed rows from (from << 32 | to) pairs. */
+/* Adjacency in compressed rows from (from << 32 | to) pairs; with eid, each
+   adjacency entry's payload (eid_out[k] = eid[pair]). */
 static bool ecs__csr(ecs__build *b, const uint64_t *pairs, uint32_t n, bool reverse,
-                     uint32_t **at_out, uint32_t **adj_out) {
+                     uint32_t **at_out, uint32_t **adj_out, const uint32_t *eid, uint32_t **eid_out) {
     uint32_t *at = (uint32_t *)ecs__tmp(b, (size_t)b->m + 1, sizeof *at);
     uint32_t *adj = (uint32_t *)ecs__tmp(b, n, sizeof *adj);
-    if (!at || !adj) return false;
+    uint32_t *pay = eid ? (uint32_t *)ecs__tmp(b, n, sizeof *pay) : NULL;
+    uint32_t *fill = (uint32_t *)ecs__tmp(b, b->m, sizeof *fill);
+    if (!at || !adj || !fill || (eid && !pay)) return false;
     for (uint32_t i = 0; i < n; i++) at[(uint32_t)(reverse ? pairs[i] : pairs[i] >> 32) + 1]++;
     for (uint32_t v = 0; v < b->m; v++) at[v + 1] += at[v];
-    uint32_t *fill = (uint32_t *)ecs__tmp(b, b->m, sizeof *fill);
-    if (!fill) return false;
     memcpy(fill, at, b->m * sizeof *fill);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t from = (uint32_t)(pairs[i] >> 32), to = (uint32_t)pairs[i];
-        if (reverse) adj[fill[to]++] = from; else adj[fill[from]++] = to;
+        uint32_t k = reverse ? fill[to]++ : fill[from]++;
+        adj[k] = reverse ? from : to;
+        if (pay) pay[k] = eid[i];
     }
+    ecs__tmp_release(b, fill);
     *at_out = at;
     *adj_out = adj;
+    if (eid_out) *eid_out = pay;
     return true;
 }
 
-/* Tarjan's components over the declared edges, without recursion (a chain of
-   100,000 systems must not need 100,000 stack frames). Components come out
-   sinks first: each is emitted after every component it reaches. */
-static bool ecs__components(ecs__build *b) {
+/* Tarjan's components, without recursion. Components come out sinks first:
+   each is emitted after every component it reaches. */
+static bool ecs__components(ecs__build *b, const uint32_t *at, const uint32_t *adj, ecs__comps *cp) {
     uint32_t m = b->m;
     uint32_t *index = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
     uint32_t *low = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
@@ -2599,24 +2670,24 @@ static bool ecs__components(ecs__build *b) {
     uint32_t *frame = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
     uint32_t *cursor = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
     unsigned char *on = (unsigned char *)ecs__tmp(b, m, 1);
-    b->comp = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
-    b->emit = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
-    b->comp_start = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
-    if (!index || !low || !stack || !frame || !cursor || !on || !b->comp || !b->emit || !b->comp_start)
+    cp->of = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    cp->emit = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    cp->start = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
+    if (!index || !low || !stack || !frame || !cursor || !on || !cp->of || !cp->emit || !cp->start)
         return false;
     for (uint32_t v = 0; v < m; v++) index[v] = ECS__NONE;
     uint32_t counter = 0, sp = 0, fp = 0, emitted = 0, cc = 0;
     for (uint32_t r = 0; r < m; r++) {
         if (index[r] != ECS__NONE) continue;
         index[r] = low[r] = counter++; stack[sp++] = r; on[r] = 1;
-        frame[fp] = r; cursor[fp++] = b->dout_at[r];
+        frame[fp] = r; cursor[fp++] = at[r];
         while (fp) {
             uint32_t v = frame[fp - 1];
-            if (cursor[fp - 1] < b->dout_at[v + 1]) {
-                uint32_t x = b->dout[cursor[fp - 1]++];
+            if (cursor[fp - 1] < at[v + 1]) {
+                uint32_t x = adj[cursor[fp - 1]++];
                 if (index[x] == ECS__NONE) {
                     index[x] = low[x] = counter++; stack[sp++] = x; on[x] = 1;
-                    frame[fp] = x; cursor[fp++] = b->dout_at[x];
+                    frame[fp] = x; cursor[fp++] = at[x];
                 } else if (on[x] && index[x] < low[v]) {
                     low[v] = index[x];
                 }
@@ -2625,69 +2696,251 @@ static bool ecs__components(ecs__build *b) {
             fp--;
             if (fp && low[v] < low[frame[fp - 1]]) low[frame[fp - 1]] = low[v];
             if (low[v] != index[v]) continue;
-            b->comp_start[cc] = emitted;
+            cp->start[cc] = emitted;
             uint32_t x;
-            do { x = stack[--sp]; on[x] = 0; b->comp[x] = cc; b->emit[emitted++] = x; } while (x != v);
+            do { x = stack[--sp]; on[x] = 0; cp->of[x] = cc; cp->emit[emitted++] = x; } while (x != v);
             cc++;
         }
     }
-    b->comp_start[cc] = emitted;
-    b->comp_count = cc;
+    cp->start[cc] = emitted;
+    cp->count = cc;
+    ecs__tmp_release(b, index); ecs__tmp_release(b, low); ecs__tmp_release(b, stack);
+    ecs__tmp_release(b, frame); ecs__tmp_release(b, cursor); ecs__tmp_release(b, on);
     return true;
 }
 
-static bool ecs__comp_cyclic(const ecs__build *b, uint32_t c) {
-    uint32_t first = b->emit[b->comp_start[c]];
-    if (b->comp_start[c + 1] - b->comp_start[c] > 1) return true;
-    for (uint32_t e = b->dout_at[first]; e < b->dout_at[first + 1]; e++)
-        if (b->dout[e] == first) return true;
+static bool ecs__comp_cyclic(const ecs__comps *cp, const uint32_t *at, const uint32_t *adj, uint32_t c) {
+    uint32_t first = cp->emit[cp->start[c]];
+    if (cp->start[c + 1] - cp->start[c] > 1) return true;
+    for (uint32_t e = at[first]; e < at[first + 1]; e++)
+        if (adj[e] == first) return true;
     return false;
 }
 
-/* The successors of the systems in members, ordered by key (topological
-   position): merging them in that order lets a row skip every successor it
-   already reaches. */
-static uint32_t ecs__successors(const ecs__build *b, const uint32_t *at, const uint32_t *adj,
-                                const uint32_t *members, uint32_t count, const uint32_t *key,
-                                uint64_t *buf) {
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < count; k++)
-        for (uint32_t e = at[members[k]]; e < at[members[k] + 1]; e++)
-            if (b->comp[adj[e]] != b->comp[members[k]] || count == 1)
-                buf[n++] = (uint64_t)key[adj[e]] << 32 | adj[e];
-    ecs__sort_u64(buf, n);
-    return n;
-}
-
-/* desc[v] = every system v reaches (itself included only on a cycle). */
-static bool ecs__closure(ecs__build *b, const uint32_t *at, const uint32_t *adj, uint64_t *desc) {
-    uint32_t m = b->m, W = b->words;
-    uint32_t *key = (uint32_t *)ecs__tmp(b, m, sizeof *key);
-    uint64_t *buf = (uint64_t *)ecs__tmp(b, at[m], sizeof *buf);
-    if (!key || !buf) return false;
-    for (uint32_t v = 0; v < m; v++) key[v] = b->comp_count - 1 - b->comp[v];
-    for (uint32_t c = 0; c < b->comp_count; c++) {
-        const uint32_t *members = b->emit + b->comp_start[c];
-        uint32_t count = b->comp_start[c + 1] - b->comp_start[c];
-        uint64_t *row = desc + (size_t)members[0] * W;
-        uint32_t n = ecs__successors(b, at, adj, members, count, key, buf);
+/* desc[c] = every system component c reaches (its own members only on a
+   cycle). Successors are merged in topological order, so a row skips every
+   successor it already reaches: only the reduced edges cost a row. */
+static bool ecs__closure(ecs__build *b, const uint32_t *at, const uint32_t *adj, const ecs__comps *cp,
+                         uint64_t *desc) {
+    uint32_t W = b->words;
+    uint64_t *buf = (uint64_t *)ecs__tmp(b, at[b->m], sizeof *buf);
+    if (!buf) return false;
+    for (uint32_t c = 0; c < cp->count; c++) {
+        const uint32_t *members = cp->emit + cp->start[c];
+        uint32_t count = cp->start[c + 1] - cp->start[c], n = 0;
+        uint64_t *row = desc + (size_t)c * W;
+        for (uint32_t k = 0; k < count; k++)
+            for (uint32_t e = at[members[k]]; e < at[members[k] + 1]; e++)
+                if (cp->of[adj[e]] != c)   /* later components first: they are reached by earlier ones */
+                    buf[n++] = (uint64_t)(cp->count - 1 - cp->of[adj[e]]) << 32 | adj[e];
+        ecs__sort_u64(buf, n);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = (uint32_t)buf[i];
-            if (v == members[0] || ecs__bit(row, v)) continue;
-            ecs__bits_or(row, desc + (size_t)v * W, W);
+            if (ecs__bit(row, v)) continue;
+            ecs__bits_or(row, desc + (size_t)cp->of[v] * W, W);
             ecs__bit_set(row, v);
         }
-        if (ecs__comp_cyclic(b, c))
+        if (ecs__comp_cyclic(cp, at, adj, c))
             for (uint32_t k = 0; k < count; k++) ecs__bit_set(row, members[k]);
-        for (uint32_t k = 1; k < count; k++) memcpy(desc + (size_t)members[k] * W, row, W * 8);
     }
+    ecs__tmp_release(b, buf);
+    return true;
+}
+
+/* The stage's run order from the declared components (cp, over registration
+   indices): reverse Kahn over the component graph, always placing last the
+   component with the highest key (its first-registered system) among those
+   whose successors are all placed. That puts system 0 as early as declared
+   order allows, then system 1, and so on. pos[v] = v's place. */
+static bool ecs__run_order(ecs__build *b, const ecs__comps *cp, uint32_t *pos) {
+    uint32_t m = b->m, cc = cp->count;
+    uint32_t *out = (uint32_t *)ecs__tmp(b, cc, sizeof(uint32_t));
+    uint32_t *heap = (uint32_t *)ecs__tmp(b, cc, sizeof(uint32_t));
+    double *key = (double *)ecs__tmp(b, cc, sizeof(double));
+    uint64_t *members = (uint64_t *)ecs__tmp(b, m, sizeof(uint64_t));
+    if (!out || !heap || !key || !members) return false;
+    for (uint32_t c = 0; c < cc; c++) {
+        uint32_t low = ECS__NONE;
+        for (uint32_t k = cp->start[c]; k < cp->start[c + 1]; k++) {
+            uint32_t v = cp->emit[k];
+            if (v < low) low = v;
+            for (uint32_t e = b->dout_at[v]; e < b->dout_at[v + 1]; e++) out[c] += cp->of[b->dout[e]] != c;
+        }
+        key[c] = low;
+    }
+    uint32_t hn = 0, place = m;
+    for (uint32_t c = 0; c < cc; c++) if (!out[c]) ecs__heap_push(heap, &hn, c, key);
+    while (hn) {
+        uint32_t c = ecs__heap_pop(heap, &hn, key), count = cp->start[c + 1] - cp->start[c];
+        for (uint32_t k = 0; k < count; k++) members[k] = cp->emit[cp->start[c] + k];
+        ecs__sort_u64(members, count);   /* registration order inside a component */
+        place -= count;
+        for (uint32_t k = 0; k < count; k++) pos[members[k]] = place + k;
+        for (uint32_t k = 0; k < count; k++) {
+            uint32_t v = (uint32_t)members[k];
+            for (uint32_t e = b->din_at[v]; e < b->din_at[v + 1]; e++) {
+                uint32_t p = cp->of[b->din[e]];
+                if (p != c && --out[p] == 0) ecs__heap_push(heap, &hn, p, key);
+            }
+        }
+    }
+    ECS_ASSERT(place == 0);
+    ecs__tmp_release(b, members); ecs__tmp_release(b, key);
+    ecs__tmp_release(b, heap); ecs__tmp_release(b, out);
+    return true;
+}
+
+/* Whether a and c can never match the same table: one has AND x, the other NOT x. */
+static bool ecs__disjoint(const ecs__build *b, uint32_t a, uint32_t c) {
+    uint32_t i = b->flt_at[a], j = b->flt_at[c];
+    while (i < b->flt_at[a + 1] && j < b->flt_at[c + 1]) {
+        uint32_t x = b->flt[i] >> 2, y = b->flt[j] >> 2, fa = b->flt[i] & 3, fc = b->flt[j] & 3;
+        if (x < y) i++;
+        else if (x > y) j++;
+        else { if (((fa & 1) && (fc & 2)) || ((fa & 2) && (fc & 1))) return true; i++; j++; }
+    }
+    return false;
+}
+
+/* Systems that conflict with a: list accesses conflict with any access,
+   term accesses with list accesses, and with term accesses of systems whose
+   query is not disjoint from a's; never a itself or its independent_of
+   partners. */
+static void ecs__conflicts(const ecs__build *b, uint32_t a, uint64_t *row) {
+    uint32_t W = b->words;
+    uint64_t *tt = b->scratch;
+    bool terms = false;
+    memset(row, 0, (size_t)W * 8);
+    for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++) {
+        uint32_t x = b->acc[k].id, how = b->acc[k].how;
+        if (how & ECS__LW) {
+            ecs__bits_or(row, ecs__row(b, x, ECS__ROW_TA), W);
+            ecs__bits_or(row, ecs__row(b, x, ECS__ROW_LA), W);
+        } else if (how & ECS__LR) {
+            ecs__bits_or(row, ecs__row(b, x, ECS__ROW_TW), W);
+            ecs__bits_or(row, ecs__row(b, x, ECS__ROW_LW), W);
+        }
+        if (!(how & (ECS__TR | ECS__TW)) || (how & ECS__LW)) continue;
+        if (!terms) { memset(tt, 0, (size_t)W * 8); terms = true; }
+        bool w = (how & ECS__TW) != 0;
+        ecs__bits_or(row, ecs__row(b, x, w ? ECS__ROW_LA : ECS__ROW_LW), W);
+        ecs__bits_or(tt, ecs__row(b, x, w ? ECS__ROW_TA : ECS__ROW_TW), W);
+    }
+    if (terms) {
+        uint64_t *d = b->scratch + W;   /* disjoint from a */
+        memset(d, 0, (size_t)W * 8);
+        for (uint32_t k = b->flt_at[a]; k < b->flt_at[a + 1]; k++) {
+            if (b->flt[k] & 1) ecs__bits_or(d, ecs__row(b, b->flt[k] >> 2, ECS__ROW_NOT), W);
+            if (b->flt[k] & 2) ecs__bits_or(d, ecs__row(b, b->flt[k] >> 2, ECS__ROW_AND), W);
+        }
+        for (uint32_t k = 0; k < W; k++) row[k] |= tt[k] & ~d[k];
+    }
+    row[a >> 6] &= ~(1ull << (a & 63));
+    for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++)
+        row[b->ind[k] >> 6] &= ~(1ull << (b->ind[k] & 63));
+}
+
+/* The lowest id a writes and c accesses, as the conflict rules count it
+   (ECS__NONE: none). */
+static uint32_t ecs__written_into(const ecs__build *b, uint32_t a, uint32_t c) {
+    bool dis = ecs__disjoint(b, a, c);
+    uint32_t i = b->acc_at[a], j = b->acc_at[c];
+    while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
+        const ecs__access *x = &b->acc[i], *y = &b->acc[j];
+        if (x->id < y->id) { i++; continue; }
+        if (x->id > y->id) { j++; continue; }
+        if ((x->how & ECS__LW) || ((x->how & ECS__TW) && ((y->how & (ECS__LR | ECS__LW)) || !dis)))
+            return x->id;
+        i++; j++;
+    }
+    return ECS__NONE;
+}
+static bool ecs__writes_into(const ecs__build *b, uint32_t a, uint32_t c) {
+    return ecs__written_into(b, a, c) != ECS__NONE;
+}
+
+static bool ecs__infer_push(ecs__build *b, uint32_t from, uint32_t to) {
+    if (!ECS__RESERVE(b->w, b->inferred, b->inferred_cap, (size_t)b->inferred_count + 1)) return false;
+    b->inferred[b->inferred_count++] = (uint64_t)from << 32 | to;
+    return true;
+}
+
+/* INSERTION: declared edges point forward in the run order (but inside a
+   cycle, whose members are contiguous in it and share one ancestor row), so
+   one pass in that order settles each component's ancestors before its
+   pairs are looked at. Pairs are taken nearest first. */
+static bool ecs__infer_insertion(ecs__build *b, const ecs__comps *dc) {
+    uint32_t m = b->m, W = b->words;
+    uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)m * W, 8);
+    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8);
+    uint32_t *first = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    uint32_t *last = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    if (!anc || !cand || !first || !last) return false;
+    for (uint32_t c = 0; c < dc->count; c++) {
+        uint32_t lo = ECS__NONE, hi = 0;
+        for (uint32_t k = dc->start[c]; k < dc->start[c + 1]; k++) {
+            uint32_t v = dc->emit[k];
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
+        for (uint32_t k = dc->start[c]; k < dc->start[c + 1]; k++) { first[dc->emit[k]] = lo; last[dc->emit[k]] = hi; }
+    }
+#define ECS__ANC_ADD(row, i) do { ecs__bits_or((row), anc + (size_t)first[i] * W, W); \
+        for (uint32_t x_ = first[i]; x_ <= last[i]; x_++) ecs__bit_set((row), x_); } while (0)
+    for (uint32_t j = 0; j < m; j++) {
+        uint32_t f = first[j];
+        uint64_t *row = anc + (size_t)f * W;
+        if (j == f)   /* a component starts: its declared ancestors */
+            for (uint32_t v = f; v <= last[f]; v++)
+                for (uint32_t e = b->din_at[v]; e < b->din_at[v + 1]; e++) {
+                    uint32_t p = b->din[e];
+                    if (first[p] != f && !ecs__bit(row, p)) ECS__ANC_ADD(row, p);
+                }
+        ecs__conflicts(b, j, cand);
+        for (uint32_t k = (f >> 6) + 1; k-- > 0;) {
+            uint64_t mask = k == (f >> 6) ? (1ull << (f & 63)) - 1 : ~0ull, bits;
+            while ((bits = cand[k] & ~row[k] & mask)) {
+                uint32_t bit = ecs__msb(bits), i = k * 64 + bit;
+                if (!ecs__infer_push(b, i, j)) return false;
+                ECS__ANC_ADD(row, i);
+                mask = (1ull << bit) - 1;
+            }
+        }
+    }
+#undef ECS__ANC_ADD
+    ecs__tmp_release(b, last);
+    ecs__tmp_release(b, first);
+    ecs__tmp_release(b, cand);
+    ecs__tmp_release(b, anc);   /* the closure's rows need the room next */
+    return true;
+}
+
+/* WRITERS_FIRST: w -> r for every conflicting pair where w writes what r
+   accesses and r writes nothing w accesses, unless declared order already
+   orders them (ddesc: the declared closure, rows per declared component). */
+static bool ecs__infer_writers(ecs__build *b, const uint64_t *ddesc, const uint32_t *dcomp) {
+    uint32_t m = b->m, W = b->words;
+    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8);
+    if (!cand) return false;
+    for (uint32_t r = 0; r < m; r++) {
+        ecs__conflicts(b, r, cand);
+        const uint64_t *dr = ddesc + (size_t)dcomp[r] * W;
+        for (uint32_t k = 0; k < W; k++)
+            for (uint64_t bits = cand[k] & ~dr[k]; bits; bits &= bits - 1) {
+                uint32_t w = k * 64 + ecs__lsb(bits);
+                if (ecs__bit(ddesc + (size_t)dcomp[w] * W, r)) continue;   /* declared w -> r */
+                if (ecs__writes_into(b, w, r) && !ecs__writes_into(b, r, w) && !ecs__infer_push(b, w, r))
+                    return false;
+            }
+    }
+    ecs__tmp_release(b, cand);
     return true;
 }
 
 /* The transitive reduction of an acyclic stage: v keeps an edge to s only if
    no other successor already reaches s. key orders systems topologically. */
-static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj,
-                        const uint64_t *desc, const uint32_t *key) {
+static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj, const uint64_t *desc,
+                        const uint32_t *row_of, const uint32_t *key) {
     ecs_world *w = b->w;
     ecs__stage_graph *sg = b->sg;
     uint32_t m = b->m, W = b->words, n = 0;
@@ -2708,7 +2961,7 @@ static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj,
         for (uint32_t i = 0; i < count; i++) {
             uint32_t s = (uint32_t)buf[i];
             if (ecs__bit(row, s)) continue;
-            ecs__bits_or(row, desc + (size_t)s * W, W);
+            ecs__bits_or(row, desc + (size_t)row_of[s] * W, W);
             ecs__bit_set(row, s);
             sg->succ[n++] = s;
             sg->preds[s]++;
@@ -2724,133 +2977,9 @@ static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj,
     return true;
 }
 
-/* Systems that conflict with a: accessors of what it writes, writers of what
-   it reads; never a itself or its independent_of partners. */
-static void ecs__conflicts(const ecs__build *b, uint32_t a, uint64_t *row) {
-    memset(row, 0, (size_t)b->words * 8);
-    for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++)
-        ecs__bits_or(row, (b->acc[k].write ? b->accessors : b->writers) +
-                          (size_t)b->acc[k].id * b->words, b->words);
-    row[a >> 6] &= ~(1ull << (a & 63));
-    for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++)
-        row[b->ind[k] >> 6] &= ~(1ull << (b->ind[k] & 63));
-}
-
-/* Whether a writes something b accesses. */
-static bool ecs__writes_into(const ecs__build *b, uint32_t a, uint32_t c) {
-    uint32_t i = b->acc_at[a], j = b->acc_at[c];
-    while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
-        if (b->acc[i].id < b->acc[j].id) i++;
-        else if (b->acc[i].id > b->acc[j].id) j++;
-        else { if (b->acc[i].write) return true; i++; j++; }
-    }
-    return false;
-}
-
-static bool ecs__infer_push(ecs__build *b, uint32_t from, uint32_t to) {
-    if (!ECS__RESERVE(b->w, b->inferred, b->inferred_cap, (size_t)b->inferred_count + 1)) return false;
-    b->inferred[b->inferred_count++] = (uint64_t)from << 32 | to;
-    return true;
-}
-
-/* Registration-order inference when every declared edge points forward:
-   then a system's ancestors all come before it, so one pass in registration
-   order settles each system's ancestors before its own pairs are looked at.
-   Pairs are taken nearest first, so an edge made redundant by a nearer one
-   is never inferred. */
-static bool ecs__infer_forward(ecs__build *b) {
-    uint32_t m = b->m, W = b->words;
-    uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)m * W, 8);
-    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8);
-    if (!anc || !cand) return false;
-    for (uint32_t j = 0; j < m; j++) {
-        uint64_t *row = anc + (size_t)j * W;
-        for (uint32_t e = b->din_at[j]; e < b->din_at[j + 1]; e++) {
-            uint32_t p = b->din[e];
-            if (ecs__bit(row, p)) continue;
-            ecs__bits_or(row, anc + (size_t)p * W, W);
-            ecs__bit_set(row, p);
-        }
-        ecs__conflicts(b, j, cand);
-        for (uint32_t k = (j >> 6) + 1; k-- > 0;) {
-            uint64_t mask = k == (j >> 6) ? (1ull << (j & 63)) - 1 : ~0ull, bits;
-            while ((bits = cand[k] & ~row[k] & mask)) {
-                uint32_t bit = ecs__msb(bits), i = k * 64 + bit;
-                if (!ecs__infer_push(b, i, j)) return false;
-                ecs__bits_or(row, anc + (size_t)i * W, W);
-                ecs__bit_set(row, i);
-                mask = (1ull << bit) - 1;
-            }
-        }
-    }
-    ecs__tmp_release(b, anc);   /* the closure's rows need the room next */
-    return true;
-}
-
-/* Adds u -> v to the closure: whoever reaches u (and u) now reaches v and
-   what v reaches. Neither reaches the other before the call. anc is desc
-   transposed, so "x does not reach v yet" is a whole word at a time:
-   (anc[u] | u) & ~anc[v]; likewise (desc[v] | v) & ~desc[u] (as it was). */
-static void ecs__reach_add(ecs__build *b, uint64_t *desc, uint64_t *anc, uint32_t u, uint32_t v,
-                           uint64_t *du_was) {
-    uint32_t W = b->words;
-    const uint64_t *au = anc + (size_t)u * W, *av = anc + (size_t)v * W, *dv = desc + (size_t)v * W;
-    memcpy(du_was, desc + (size_t)u * W, (size_t)W * 8);
-    for (uint32_t k = 0; k < W; k++) {
-        uint64_t bits = (au[k] | (k == (u >> 6) ? 1ull << (u & 63) : 0)) & ~av[k];
-        for (; bits; bits &= bits - 1) {
-            uint64_t *dx = desc + ((size_t)k * 64 + ecs__lsb(bits)) * W;
-            ecs__bits_or(dx, dv, W);
-            ecs__bit_set(dx, v);
-        }
-    }
-    for (uint32_t k = 0; k < W; k++) {
-        uint64_t bits = (dv[k] | (k == (v >> 6) ? 1ull << (v & 63) : 0)) & ~du_was[k];
-        for (; bits; bits &= bits - 1) {
-            uint64_t *ay = anc + ((size_t)k * 64 + ecs__lsb(bits)) * W;
-            ecs__bits_or(ay, au, W);
-            ecs__bit_set(ay, u);
-        }
-    }
-}
-
-/* Inference for any declared graph (backward edges, cycles) and for
-   WRITERS_FIRST: pairs in the same order as ecs__infer_forward (later system
-   first, then its nearest earlier partner), each skipped when a path already
-   orders it either way, so no inferred edge can close a cycle. */
-static bool ecs__infer_general(ecs__build *b, uint64_t *desc) {
-    uint32_t m = b->m, W = b->words;
-    bool writers_first = b->w->order == ECS_ORDER_WRITERS_FIRST;
-    uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)m * W, 8);
-    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8), *du_was = (uint64_t *)ecs__tmp(b, W, 8);
-    if (!anc || !cand || !du_was) return false;
-    for (uint32_t x = 0; x < m; x++)
-        for (uint32_t k = 0; k < W; k++)
-            for (uint64_t bits = desc[(size_t)x * W + k]; bits; bits &= bits - 1)
-                ecs__bit_set(anc + ((size_t)k * 64 + ecs__lsb(bits)) * W, x);
-    for (uint32_t j = 0; j < m; j++) {
-        ecs__conflicts(b, j, cand);
-        for (uint32_t k = (j >> 6) + 1; k-- > 0;) {
-            uint64_t bits = cand[k] & (k == (j >> 6) ? (1ull << (j & 63)) - 1 : ~0ull);
-            while (bits) {
-                uint32_t bit = ecs__msb(bits), i = k * 64 + bit, u = i, v = j;
-                bits &= ~(1ull << bit);
-                if (ecs__bit(desc + (size_t)i * W, j) || ecs__bit(desc + (size_t)j * W, i)) continue;
-                if (writers_first) {
-                    bool iw = ecs__writes_into(b, i, j), jw = ecs__writes_into(b, j, i);
-                    if (iw && jw) continue;   /* both write: a race unless something orders them */
-                    if (jw) { u = j; v = i; }
-                }
-                if (!ecs__infer_push(b, u, v)) return false;
-                ecs__reach_add(b, desc, anc, u, v, du_was);
-            }
-        }
-    }
-    return true;
-}
-
-/* ---- report building: problems, their cycle arrays and messages live in
-   growing arrays; pointers into them are fixed up when the build is done */
+/* ---- report building: problems, notes, their loop and member arrays and
+   messages live in growing arrays; pointers into them are fixed up when the
+   build is done. At most ECS__REPORT_CAP of each are listed. */
 static bool ecs__text(ecs_world *w, const char *fmt, ...) {
     ecs__graph *g = &w->graph;
     va_list ap;
@@ -2865,20 +2994,32 @@ static bool ecs__text(ecs_world *w, const char *fmt, ...) {
     g->text_size += (uint32_t)n;
     return true;
 }
-static ecs_problem *ecs__problem(ecs_world *w, ecs_problem_kind kind) {
+/* Whether one more problem (note) is listed; if not it is only counted. */
+static bool ecs__listed(ecs_world *w, bool note) {
     ecs__graph *g = &w->graph;
-    if (!ECS__RESERVE(w, g->problems, g->problem_cap, (size_t)g->problem_count + 1) ||
-        !ECS__RESERVE(w, g->fix, g->fix_cap, (size_t)g->problem_count * 2 + 2) ||
+    if ((note ? g->note_count : g->problem_count) < ECS__REPORT_CAP) return true;
+    if (note) g->notes_omitted++; else g->omitted++;
+    return false;
+}
+static ecs_problem *ecs__problem_in(ecs_world *w, ecs_problem_kind kind, bool note) {
+    ecs__graph *g = &w->graph;
+    ecs_problem **list = note ? &g->notes : &g->problems;
+    uint32_t *count = note ? &g->note_count : &g->problem_count, *cap = note ? &g->note_cap : &g->problem_cap;
+    uint32_t **fix = note ? &g->note_fix : &g->fix, *fix_cap = note ? &g->note_fix_cap : &g->fix_cap;
+    if (!ecs__reserve(w, list, cap, (size_t)*count + 1, sizeof **list) ||
+        !ecs__reserve(w, fix, fix_cap, (size_t)*count * 3 + 3, sizeof **fix) ||
         !ECS__RESERVE(w, g->text, g->text_cap, (size_t)g->text_size + 1))
         return NULL;
-    g->fix[g->problem_count * 2] = g->text_size;   /* its message starts here */
-    g->fix[g->problem_count * 2 + 1] = g->cycle_count;
+    (*fix)[*count * 3] = g->text_size;   /* its message starts here */
+    (*fix)[*count * 3 + 1] = g->cycle_count;   /* its loop, then its members */
+    (*fix)[*count * 3 + 2] = ECS__NONE;
     g->text[g->text_size] = 0;
-    ecs_problem *p = &g->problems[g->problem_count++];
+    ecs_problem *p = &(*list)[(*count)++];
     memset(p, 0, sizeof *p);
     p->kind = kind;
     return p;
 }
+static ecs_problem *ecs__problem(ecs_world *w, ecs_problem_kind kind) { return ecs__problem_in(w, kind, false); }
 static bool ecs__problem_end(ecs_world *w) {   /* keeps the message's terminator */
     ecs__graph *g = &w->graph;
     g->text_size++;
@@ -2886,106 +3027,168 @@ static bool ecs__problem_end(ecs_world *w) {   /* keeps the message's terminator
 }
 static const char *ecs__sname(const ecs_world *w, uint32_t s) { return w->systems[s].name; }
 
+/* Starts the member list of the problem just made (after its loop). */
+static void ecs__members_begin(ecs_world *w) {
+    ecs__graph *g = &w->graph;
+    g->fix[(g->problem_count - 1) * 3 + 2] = g->cycle_count;
+}
+
+static bool ecs__edge_add(ecs_world *w, uint32_t from, uint32_t to, uint32_t kind, uint32_t list) {
+    ecs__graph *g = &w->graph;
+    if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + 1)) return false;
+    ecs__edge *e = &g->edges[g->edge_count++];
+    memset(e, 0, sizeof *e);
+    e->from = from; e->to = to; e->kind = (uint8_t)kind; e->list = (uint8_t)list;
+    return true;
+}
+
 /* How a declared edge came to be, e.g. `"Move" lists "Input" in after`. */
 static bool ecs__text_edge(ecs_world *w, const ecs__edge *e) {
     if (e->list == ECS__DEP_AFTER)
         return ecs__text(w, "\"%s\" lists \"%s\" in after", ecs__sname(w, e->to), ecs__sname(w, e->from));
     return ecs__text(w, "\"%s\" lists \"%s\" in before", ecs__sname(w, e->from), ecs__sname(w, e->to));
 }
-static const ecs__edge *ecs__edge_find(const ecs_world *w, uint32_t from, uint32_t to) {
-    const ecs__graph *g = &w->graph;
-    for (uint32_t i = 0; i < g->edge_count; i++)
-        if (g->edges[i].kind == ECS__EDGE_DECLARED && g->edges[i].from == from && g->edges[i].to == to)
-            return &g->edges[i];
-    return NULL;
+
+/* Which sides write in the conflicting combinations of two systems' accesses
+   to one id (bit 0: a, bit 1: c; 0: no conflict). Term against term is no
+   conflict when the queries are disjoint. */
+static int ecs__contested(uint32_t ha, uint32_t hc, bool disjoint) {
+    int how = 0;
+    bool at = ha & (ECS__TR | ECS__TW), al = ha & (ECS__LR | ECS__LW), atw = ha & ECS__TW, alw = ha & ECS__LW;
+    bool ct = hc & (ECS__TR | ECS__TW), cl = hc & (ECS__LR | ECS__LW), ctw = hc & ECS__TW, clw = hc & ECS__LW;
+    if (al && cl && (alw || clw)) how |= (alw ? 1 : 0) | (clw ? 2 : 0);
+    if (al && ct && (alw || ctw)) how |= (alw ? 1 : 0) | (ctw ? 2 : 0);
+    if (at && cl && (atw || clw)) how |= (atw ? 1 : 0) | (clw ? 2 : 0);
+    if (at && ct && !disjoint && (atw || ctw)) how |= (atw ? 1 : 0) | (ctw ? 2 : 0);
+    return how;
 }
 
-/* One CYCLE problem for component c: a closed walk from its first-registered
-   system through every system of the component, each step the shortest path
-   to the nearest system not yet visited. */
-static bool ecs__cycle_problem(ecs__build *b, uint32_t c) {
+/* A shortest loop through s inside component c: its length, and in *close
+   the system whose edge returns to s (prev[] holds the path). */
+static uint32_t ecs__loop_bfs(const ecs__comps *cp, uint32_t c, const uint32_t *at, const uint32_t *adj,
+                              uint32_t s, uint32_t *dist, uint32_t *prev, uint32_t *queue, uint32_t *close) {
+    for (uint32_t k = cp->start[c]; k < cp->start[c + 1]; k++) dist[cp->emit[k]] = ECS__NONE;
+    uint32_t head = 0, tail = 0;
+    dist[s] = 0;
+    queue[tail++] = s;
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        for (uint32_t e = at[v]; e < at[v + 1]; e++) {
+            uint32_t x = adj[e];
+            if (cp->of[x] != c) continue;
+            if (x == s) { *close = v; return dist[v] + 1; }
+            if (dist[x] != ECS__NONE) continue;
+            dist[x] = dist[v] + 1;
+            prev[x] = v;
+            queue[tail++] = x;
+        }
+    }
+    return ECS__NONE;
+}
+
+/* One step u -> v of a loop, explained: the declaration that made it, or
+   the writer-first inference. Inferred steps get a DOT edge of their own. */
+static bool ecs__text_step(ecs__build *b, uint32_t u, uint32_t v, const uint32_t *at, const uint32_t *adj,
+                           const uint32_t *eid, bool *inferred) {
+    ecs_world *w = b->w;
+    for (uint32_t e = at[u]; e < at[u + 1]; e++)
+        if (adj[e] == v && eid[e] != ECS__NONE) { *inferred = false; return ecs__text_edge(w, &w->graph.edges[eid[e]]); }
+    *inferred = true;
+    uint32_t x = ecs__written_into(b, u, v);
+    return ecs__text(w, "\"%s\" writes %s, which \"%s\" reads", ecs__sname(w, b->sys[u]),
+                     x == ECS__NONE || !b->id_of[x] ? "the whole stage" : w->ids[b->id_of[x]].name,
+                     ecs__sname(w, b->sys[v]));
+}
+
+/* One CYCLE problem for component c of the final graph: a shortest loop
+   (the shortest of all for components of modest size, else the shortest
+   through its first-registered system), each step explained, and its
+   members. */
+static bool ecs__cycle_problem(ecs__build *b, const ecs__comps *cp, uint32_t c, const uint32_t *at,
+                               const uint32_t *adj, const uint32_t *eid, uint32_t *dist, uint32_t *prev,
+                               uint32_t *queue, uint64_t *sorted) {
     ecs_world *w = b->w;
     ecs__graph *g = &w->graph;
-    const uint32_t *members = b->emit + b->comp_start[c];
-    uint32_t count = b->comp_start[c + 1] - b->comp_start[c], start = members[0];
-    for (uint32_t k = 1; k < count; k++) if (members[k] < start) start = members[k];
-    uint32_t *seen = b->seen, *prev = b->prev, *queue = b->queue;   /* per stage, zeroed once */
-    unsigned char *walked = b->walked;
-    ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
-    if (!p) return false;
-    uint32_t left = count - 1, cur = start, len = 0;
-    if (!ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + 1)) return false;
-    g->cycles[g->cycle_count + len++] = b->sys[start] + 1;
-    walked[start] = 1;
-    while (left > 0 || (cur != start)) {
-        /* BFS inside the component to the nearest unwalked system (or home) */
-        uint32_t head = 0, tail = 0, found = ECS__NONE, stamp = ++b->stamp;   /* unique in the stage */
-        seen[cur] = stamp;
-        queue[tail++] = cur;
-        while (head < tail && found == ECS__NONE) {
-            uint32_t v = queue[head++];
-            for (uint32_t e = b->dout_at[v]; e < b->dout_at[v + 1]; e++) {
-                uint32_t x = b->dout[e];
-                if (b->comp[x] != c || seen[x] == stamp) continue;
-                seen[x] = stamp;
-                prev[x] = v;
-                if (left ? !walked[x] : x == start) { found = x; break; }
-                queue[tail++] = x;
-            }
-        }
-        ECS_ASSERT(found != ECS__NONE);
-        uint32_t steps = 0;
-        for (uint32_t x = found; x != cur; x = prev[x]) steps++;
-        if (!ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + len + steps)) return false;
-        uint32_t x = found;
-        for (uint32_t k = steps; k-- > 0; x = prev[x]) {
-            g->cycles[g->cycle_count + len + k] = b->sys[x] + 1;
-            if (!walked[x]) { walked[x] = 1; left--; }
-        }
-        len += steps;
-        cur = found;
-        if (found == start) { len--; break; }   /* home again: the walk closes */
+    if (!ecs__listed(w, false)) return true;
+    const uint32_t *members = cp->emit + cp->start[c];
+    uint32_t count = cp->start[c + 1] - cp->start[c], first = members[0];
+    uint64_t inner = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        if (b->sys[members[k]] < b->sys[first]) first = members[k];
+        for (uint32_t e = at[members[k]]; e < at[members[k] + 1]; e++) inner += cp->of[adj[e]] == c;
     }
-    p->cycle_len = (int)len;
-    ecs_system *walk = g->cycles + g->cycle_count;
-    g->cycle_count += len;
-    if (len == 1) {
-        const ecs__edge *e = ecs__edge_find(w, walk[0] - 1, walk[0] - 1);
-        if (!ecs__text(w, "cycle: \"%s\" must run after itself (", ecs__sname(w, walk[0] - 1)) ||
-            !ecs__text_edge(w, e) || !ecs__text(w, "); remove that declaration"))
+    bool every = count <= 64 || (uint64_t)count * inner <= (1u << 20);
+    uint32_t best = ECS__NONE, src = first, close = first;
+    for (uint32_t k = 0; k < (every ? count : 1); k++) {
+        uint32_t s = every ? members[k] : first, x = s, len = ecs__loop_bfs(cp, c, at, adj, s, dist, prev, queue, &x);
+        if (len < best || (len == best && b->sys[s] < b->sys[src])) { best = len; src = s; }
+    }
+    (void)ecs__loop_bfs(cp, c, at, adj, src, dist, prev, queue, &close);
+    ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
+    if (!p || !ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + best + count)) return false;
+    ecs_system *loop = g->cycles + g->cycle_count;
+    for (uint32_t k = best, x = close; k-- > 0; x = prev[x]) loop[k] = b->sys[x] + 1;   /* src .. close */
+    g->cycle_count += best;
+    p->cycle_len = (int)best;
+    ecs__members_begin(w);
+    for (uint32_t k = 0; k < count; k++) sorted[k] = b->sys[members[k]];
+    ecs__sort_u64(sorted, count);
+    for (uint32_t k = 0; k < count; k++) g->cycles[g->cycle_count++] = (ecs_system)sorted[k] + 1;
+    p->member_count = (int)count;
+    uint32_t lu = src;
+    if (best == 1) {
+        bool inferred;
+        if (!ecs__text(w, "cycle: \"%s\" must run after itself (", ecs__sname(w, b->sys[lu])) ||
+            !ecs__text_step(b, lu, lu, at, adj, eid, &inferred) || !ecs__text(w, "); remove that declaration"))
             return false;
         return ecs__problem_end(w);
     }
+    bool any_inferred = false;
     if (!ecs__text(w, "cycle: ")) return false;
-    for (uint32_t i = 0; i < len; i++) {
-        uint32_t u = walk[i] - 1, v = walk[(i + 1) % len] - 1;
+    for (uint32_t i = 0; i < best; i++) {
+        loop = g->cycles + g->fix[(g->problem_count - 1) * 3 + 1];   /* the text may have moved nothing, the loop may not */
+        uint32_t u = w->graph.local[loop[i] - 1], v = w->graph.local[loop[(i + 1) % best] - 1];
+        if (best > ECS__LOOP_TEXT && i == ECS__LOOP_TEXT - 1 && i + 1 < best) {   /* long loops: the start and the way back */
+            if (!ecs__text(w, ", ... %u more steps ...", (unsigned)(best - ECS__LOOP_TEXT))) return false;
+            i = best - 1;
+            u = w->graph.local[loop[i] - 1]; v = w->graph.local[loop[0] - 1];
+        }
+        bool inferred;
         if (!ecs__text(w, i ? ", which runs before \"%s\" (" : "\"%s\" runs before \"%s\" (",
-                       ecs__sname(w, i ? v : u), ecs__sname(w, v)) ||
-            !ecs__text_edge(w, ecs__edge_find(w, u, v)) || !ecs__text(w, ")"))
+                       ecs__sname(w, b->sys[i ? v : u]), ecs__sname(w, b->sys[v])) ||
+            !ecs__text_step(b, u, v, at, adj, eid, &inferred) || !ecs__text(w, ")"))
             return false;
+        if (inferred && !ecs__edge_add(w, b->sys[u], b->sys[v], ECS__EDGE_INFERRED, 0)) return false;
+        if (inferred) w->graph.edges[w->graph.edge_count - 1].cycle = true;
+        any_inferred |= inferred;
     }
-    if (!ecs__text(w, "; remove or reverse one of these declarations")) return false;
+    if (!ecs__text(w, "; %u systems in the loop, %u tangled in all; %s", (unsigned)best, (unsigned)count,
+                   any_inferred ? "declare the order you want with after/before (declared order wins over "
+                                  "writer-first inference), or remove one of these declarations"
+                                : "remove or reverse one of these declarations"))
+        return false;
     return ecs__problem_end(w);
 }
 
 /* One RACE problem for an unordered conflicting pair a < c (locals). */
 static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
     ecs_world *w = b->w;
+    if (!ecs__listed(w, false)) return true;
     const char *an = ecs__sname(w, b->sys[a]), *cn = ecs__sname(w, b->sys[c]);
     ecs_problem *p = ecs__problem(w, ECS_PROBLEM_RACE);
     if (!p) return false;
     p->a = b->sys[a] + 1;
     p->b = b->sys[c] + 1;
+    if (p->a > p->b) { ecs_system t = p->a; p->a = p->b; p->b = t; const char *tn = an; an = cn; cn = tn; uint32_t tl = a; a = c; c = tl; }
     struct { ecs_id id; int how; } hit[3 * ECS_MAX_TERMS + 1];   /* how: 0 both, 1 a writes, 2 c writes */
     uint32_t n = 0, i = b->acc_at[a], j = b->acc_at[c];
+    bool dis = ecs__disjoint(b, a, c);
     while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
         const ecs__access *x = &b->acc[i], *y = &b->acc[j];
         if (x->id < y->id) { i++; continue; }
         if (x->id > y->id) { j++; continue; }
-        if (x->write || y->write) {
-            hit[n].id = b->id_of[x->id];
-            hit[n++].how = x->write && y->write ? 0 : x->write ? 1 : 2;
-        }
+        int how = ecs__contested(x->how, y->how, dis);
+        if (how) { hit[n].id = b->id_of[x->id]; hit[n++].how = how == 3 ? 0 : how; }
         i++; j++;
     }
     bool found = false;
@@ -3023,6 +3226,24 @@ static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
                            an, cn, cn, an) && ecs__problem_end(w);
 }
 
+/* One ECS_NOTE_READ_BEFORE_WRITE: a runs before c only through inferred
+   order, c writes x, which a reads: a sees last frame's x. */
+static bool ecs__read_note(ecs__build *b, uint32_t a, uint32_t c, uint32_t x) {
+    ecs_world *w = b->w;
+    if (!ecs__listed(w, true)) return true;
+    ecs_problem *p = ecs__problem_in(w, ECS_NOTE_READ_BEFORE_WRITE, true);
+    if (!p) return false;
+    p->a = b->sys[a] + 1;
+    p->b = b->sys[c] + 1;
+    p->id = b->id_of[x];
+    const char *an = ecs__sname(w, b->sys[a]), *cn = ecs__sname(w, b->sys[c]);
+    const char *idn = p->id ? w->ids[p->id].name : "the whole stage";
+    return ecs__text(w, "read before write: \"%s\" runs before \"%s\" only by inferred order and reads "
+                     "%s, which \"%s\" writes, so \"%s\" sees last frame's %s; if it should see this "
+                     "frame's, add .after = {\"%s\"} to \"%s\"", an, cn, idn, cn, an, idn, cn, an) &&
+           ecs__problem_end(w);
+}
+
 /* ---- one stage, from declared edges to the reduced execution graph ---- */
 static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     ecs__graph *g = &w->graph;
@@ -3031,7 +3252,7 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     memset(&b, 0, sizeof b);
     b.w = w;
     b.sg = sg;
-    b.sys = g->order + sg->first;
+    b.sys = g->order + sg->first;   /* registration order until the run order is known */
     b.m = sg->count;
     b.words = sg->words = ecs__words(sg->count);
     if (!b.m) return true;
@@ -3046,57 +3267,128 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         if (e->kind == ECS__EDGE_DECLARED) dn++; else if (e->kind == ECS__EDGE_INDEPENDENT) in += 2;
     }
     uint64_t *dpairs = (uint64_t *)ecs__tmp(&b, dn, 8), *ipairs = (uint64_t *)ecs__tmp(&b, in, 8);
-    if (!dpairs || !ipairs) goto done;
+    uint32_t *deid = (uint32_t *)ecs__tmp(&b, dn, sizeof(uint32_t));
+    uint32_t *pos = (uint32_t *)ecs__tmp(&b, m, sizeof(uint32_t));
+    if (!dpairs || !ipairs || !deid || !pos) goto done;
     dn = in = 0;
-    bool forward = true;
     for (uint32_t i = 0; i < g->edge_count; i++) {
         const ecs__edge *e = &g->edges[i];
         if (w->systems[e->from].stage != st || w->systems[e->to].stage != st) continue;
         uint64_t from = g->local[e->from], to = g->local[e->to];
-        if (e->kind == ECS__EDGE_DECLARED) { dpairs[dn++] = from << 32 | to; forward &= from < to; }
+        if (e->kind == ECS__EDGE_DECLARED) { deid[dn] = i; dpairs[dn++] = from << 32 | to; }
         else if (e->kind == ECS__EDGE_INDEPENDENT) { ipairs[in++] = from << 32 | to; ipairs[in++] = to << 32 | from; }
     }
-    if (!ecs__csr(&b, dpairs, dn, false, &b.dout_at, &b.dout) ||
-        !ecs__csr(&b, dpairs, dn, true, &b.din_at, &b.din) ||
-        !ecs__csr(&b, ipairs, in, false, &b.ind_at, &b.ind))
+
+    /* the run order; from here on local indices are places in it */
+    {
+        ecs__comps dc;
+        if (!ecs__csr(&b, dpairs, dn, false, &b.dout_at, &b.dout, NULL, NULL) ||
+            !ecs__csr(&b, dpairs, dn, true, &b.din_at, &b.din, NULL, NULL) ||
+            !ecs__components(&b, b.dout_at, b.dout, &dc) || !ecs__run_order(&b, &dc, pos))
+            goto done;
+        uint32_t *reg = (uint32_t *)ecs__tmp(&b, m, sizeof(uint32_t));
+        if (!reg) goto done;
+        memcpy(reg, b.sys, m * sizeof *reg);
+        for (uint32_t v = 0; v < m; v++) { b.sys[pos[v]] = reg[v]; g->local[reg[v]] = pos[v]; }
+        for (uint32_t i = 0; i < dn; i++) dpairs[i] = (uint64_t)pos[dpairs[i] >> 32] << 32 | pos[(uint32_t)dpairs[i]];
+        for (uint32_t i = 0; i < in; i++) ipairs[i] = (uint64_t)pos[ipairs[i] >> 32] << 32 | pos[(uint32_t)ipairs[i]];
+        ecs__tmp_release(&b, reg);
+        ecs__tmp_release(&b, dc.of); ecs__tmp_release(&b, dc.emit); ecs__tmp_release(&b, dc.start);
+        ecs__tmp_release(&b, b.dout_at); ecs__tmp_release(&b, b.dout);
+        ecs__tmp_release(&b, b.din_at); ecs__tmp_release(&b, b.din);
+    }
+    ecs__comps dc;   /* declared components, in run order */
+    uint32_t *dout_eid = NULL;
+    if (!ecs__csr(&b, dpairs, dn, false, &b.dout_at, &b.dout, deid, &dout_eid) ||
+        !ecs__csr(&b, dpairs, dn, true, &b.din_at, &b.din, NULL, NULL) ||
+        !ecs__csr(&b, ipairs, in, false, &b.ind_at, &b.ind, NULL, NULL) ||
+        !ecs__components(&b, b.dout_at, b.dout, &dc))
         goto done;
 
-    /* accesses, with compact ids; compact 0 is "the whole world": every
-       system reads it and an EXCLUSIVE system writes it */
-    uint32_t ids = 1, total = 0;
+    /* accesses and filters, with compact ids; compact 0 is "the whole
+       world": every system reads it and an EXCLUSIVE system writes it */
+    uint32_t ids = 1, total = 0, filters = 0;
     b.acc_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof(uint32_t));
     b.acc = (ecs__access *)ecs__tmp(&b, (size_t)m * (3 * ECS_MAX_TERMS + 1), sizeof(ecs__access));
+    b.flt_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof(uint32_t));
+    b.flt = (uint32_t *)ecs__tmp(&b, (size_t)m * ECS_MAX_TERMS, sizeof(uint32_t));
     b.id_of = (ecs_id *)ecs__tmp(&b, (size_t)w->id_count + 1, sizeof(ecs_id));
-    if (!b.acc_at || !b.acc || !b.id_of) goto done;
+    if (!b.acc_at || !b.acc || !b.flt_at || !b.flt || !b.id_of) goto done;
     for (uint32_t a = 0; a < m; a++) {
-        const ecs__system *s = &w->systems[b.sys[a]];
+        ecs__system *s = &w->systems[b.sys[a]];
         ecs__access *list = b.acc + total;
         uint32_t n = 0;
-        list[n].id = 0; list[n++].write = (s->flags & ECS_SYSTEM_EXCLUSIVE) != 0;
-        for (int k = 0; k < s->access_count; k++) {
-            ecs_id id = s->access[k];
-            bool write = s->access_write[k];
+        list[n].id = 0; list[n++].how = ECS__LR | (s->flags & ECS_SYSTEM_EXCLUSIVE ? ECS__LW : 0);
+        b.flt_at[a] = filters;
+        for (int k = 0; k < 3 * ECS_MAX_TERMS; k++) {
+            ecs_id id = k < ECS_MAX_TERMS ? (k < s->term_count ? s->terms[k].id : 0)
+                      : k < 2 * ECS_MAX_TERMS ? s->reads[k - ECS_MAX_TERMS] : s->writes[k - 2 * ECS_MAX_TERMS];
+            if (!id) { k = (k / ECS_MAX_TERMS + 1) * ECS_MAX_TERMS - 1; continue; }
             if (compact[id] == ECS__NONE) { compact[id] = ids; b.id_of[ids++] = id; }
-            uint32_t x = compact[id], p = n;   /* insertion keeps the list sorted, merged */
+            uint32_t x = compact[id], how;
+            if (k < ECS_MAX_TERMS) {
+                ecs_oper oper = s->terms[k].oper;
+                if (oper != ECS_OPTIONAL) {   /* a filter: sorted insertion, merged */
+                    uint32_t f = oper == ECS_NOT ? 2 : 1, p = filters;
+                    while (p > b.flt_at[a] && b.flt[p - 1] >> 2 > x) p--;
+                    if (p > b.flt_at[a] && b.flt[p - 1] >> 2 == x) b.flt[p - 1] |= f;
+                    else {
+                        memmove(b.flt + p + 1, b.flt + p, (filters - p) * sizeof *b.flt);
+                        b.flt[p] = x << 2 | f;
+                        filters++;
+                    }
+                }
+                if (oper == ECS_NOT) continue;
+                how = ECS__TR | (s->terms[k].access & ECS_WRITE ? ECS__TW : 0);
+            } else {
+                how = ECS__LR | (k >= 2 * ECS_MAX_TERMS ? ECS__LW : 0);
+            }
+            uint32_t p = n;   /* insertion keeps the list sorted, merged */
             while (p > 0 && list[p - 1].id > x) p--;
-            if (p > 0 && list[p - 1].id == x) { list[p - 1].write |= write; continue; }
+            if (p > 0 && list[p - 1].id == x) { list[p - 1].how |= how; continue; }
             memmove(list + p + 1, list + p, (n - p) * sizeof *list);
-            list[p].id = x; list[p].write = write;
+            list[p].id = x; list[p].how = how;
             n++;
         }
         b.acc_at[a] = total;
         total += n;
     }
     b.acc_at[m] = total;
+    b.flt_at[m] = filters;
+    b.ids = ids;
     for (uint32_t x = 1; x < ids; x++) compact[b.id_of[x]] = ECS__NONE;   /* for the next stage */
-    b.accessors = (uint64_t *)ecs__tmp(&b, (size_t)ids * W, 8);
-    b.writers = (uint64_t *)ecs__tmp(&b, (size_t)ids * W, 8);
-    if (!b.accessors || !b.writers) goto done;
-    for (uint32_t a = 0; a < m; a++)
+    b.rows = (uint64_t *)ecs__tmp(&b, (size_t)ids * ECS__ROWS * W, 8);
+    b.scratch = (uint64_t *)ecs__tmp(&b, (size_t)2 * W, 8);
+    if (!b.rows || !b.scratch) goto done;
+    for (uint32_t a = 0; a < m; a++) {
         for (uint32_t k = b.acc_at[a]; k < b.acc_at[a + 1]; k++) {
-            ecs__bit_set(b.accessors + (size_t)b.acc[k].id * W, a);
-            if (b.acc[k].write) ecs__bit_set(b.writers + (size_t)b.acc[k].id * W, a);
+            uint32_t x = b.acc[k].id, how = b.acc[k].how;
+            if (how & ECS__TR) ecs__bit_set(ecs__row(&b, x, ECS__ROW_TA), a);
+            if (how & ECS__TW) ecs__bit_set(ecs__row(&b, x, ECS__ROW_TW), a);
+            if (how & ECS__LR) ecs__bit_set(ecs__row(&b, x, ECS__ROW_LA), a);
+            if (how & ECS__LW) ecs__bit_set(ecs__row(&b, x, ECS__ROW_LW), a);
         }
+        for (uint32_t k = b.flt_at[a]; k < b.flt_at[a + 1]; k++) {
+            if (b.flt[k] & 1) ecs__bit_set(ecs__row(&b, b.flt[k] >> 2, ECS__ROW_AND), a);
+            if (b.flt[k] & 2) ecs__bit_set(ecs__row(&b, b.flt[k] >> 2, ECS__ROW_NOT), a);
+        }
+    }
+    /* a system that some other may pass through disjointness: the access
+       checks then hold its term-only ids to the tables its query matches */
+    for (uint32_t a = 0; a < m; a++) {
+        ecs__system *s = &w->systems[b.sys[a]];
+        s->disjoint = false;
+        for (uint32_t k = b.flt_at[a]; k < b.flt_at[a + 1] && !s->disjoint; k++)
+            for (int f = 1; f <= 2; f++) {
+                if (!(b.flt[k] & (uint32_t)f)) continue;
+                const uint64_t *other = ecs__row(&b, b.flt[k] >> 2, f == 1 ? ECS__ROW_NOT : ECS__ROW_AND);
+                for (uint32_t i = b.acc_at[a]; i < b.acc_at[a + 1] && !s->disjoint; i++) {
+                    if (!(b.acc[i].how & ECS__TR)) continue;
+                    const uint64_t *terms = ecs__row(&b, b.acc[i].id, ECS__ROW_TA);
+                    for (uint32_t q = 0; q < W && !s->disjoint; q++) s->disjoint = (other[q] & terms[q]) != 0;
+                }
+            }
+    }
 
     /* independent_of partners that conflict run in any order, never at once */
     uint32_t xn = 0;
@@ -3120,63 +3412,74 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         sg->excl_at[m] = xn;
     }
 
-    /* cycles */
-    if (!ecs__components(&b)) goto done;
-    for (uint32_t c = 0; c < b.comp_count; c++) {
-        if (!ecs__comp_cyclic(&b, c)) continue;
-        if (!sg->cyclic) {   /* the walks' scratch, once for the stage */
-            b.seen = (uint32_t *)ecs__tmp(&b, m, sizeof *b.seen);
-            b.prev = (uint32_t *)ecs__tmp(&b, m, sizeof *b.prev);
-            b.queue = (uint32_t *)ecs__tmp(&b, m, sizeof *b.queue);
-            b.walked = (unsigned char *)ecs__tmp(&b, m, 1);
-            if (!b.seen || !b.prev || !b.queue || !b.walked) goto done;
+    /* inferred order */
+    uint64_t *ddesc = NULL;   /* declared reachability, rows per declared component */
+    if (w->order == ECS_ORDER_INSERTION) {
+        if (!ecs__infer_insertion(&b, &dc)) goto done;
+    } else if (w->order == ECS_ORDER_WRITERS_FIRST) {
+        if (!(ddesc = (uint64_t *)ecs__tmp(&b, (size_t)dc.count * W, 8)) ||
+            !ecs__closure(&b, b.dout_at, b.dout, &dc, ddesc) || !ecs__infer_writers(&b, ddesc, dc.of))
+            goto done;
+    }
+
+    /* the final graph: declared and inferred edges */
+    uint32_t fn = dn + b.inferred_count, *fout_at = b.dout_at, *fout = b.dout, *fout_eid = dout_eid;
+    if (b.inferred_count) {
+        uint64_t *all = (uint64_t *)ecs__tmp(&b, fn, 8);
+        uint32_t *eid = (uint32_t *)ecs__tmp(&b, fn, sizeof(uint32_t));
+        if (!all || !eid) goto done;
+        memcpy(all, dpairs, (size_t)dn * 8);
+        memcpy(all + dn, b.inferred, (size_t)b.inferred_count * 8);
+        memcpy(eid, deid, (size_t)dn * sizeof *eid);
+        for (uint32_t i = dn; i < fn; i++) eid[i] = ECS__NONE;
+        if (!ecs__csr(&b, all, fn, false, &fout_at, &fout, eid, &fout_eid)) goto done;
+        ecs__tmp_release(&b, all);
+        ecs__tmp_release(&b, eid);
+        if (w->order == ECS_ORDER_INSERTION) {   /* for the DOT export */
+            if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + b.inferred_count)) goto done;
+            for (uint32_t i = 0; i < b.inferred_count; i++) {
+                ecs__edge *e = &g->edges[g->edge_count++];
+                memset(e, 0, sizeof *e);
+                e->from = b.sys[b.inferred[i] >> 32];
+                e->to = b.sys[(uint32_t)b.inferred[i]];
+                e->kind = ECS__EDGE_INFERRED;
+            }
+        }
+    }
+    ecs__comps fc;
+    if (!ecs__components(&b, fout_at, fout, &fc)) goto done;
+
+    /* cycles: one problem per component with a loop */
+    uint32_t *dist = NULL, *prev = NULL, *queue = NULL;
+    uint64_t *sorted = NULL;
+    for (uint32_t c = 0; c < fc.count; c++) {
+        if (!ecs__comp_cyclic(&fc, fout_at, fout, c)) continue;
+        if (!sg->cyclic) {   /* the loop searches' scratch, once for the stage */
+            dist = (uint32_t *)ecs__tmp(&b, m, sizeof *dist);
+            prev = (uint32_t *)ecs__tmp(&b, m, sizeof *prev);
+            queue = (uint32_t *)ecs__tmp(&b, m, sizeof *queue);
+            sorted = (uint64_t *)ecs__tmp(&b, m, sizeof *sorted);
+            if (!dist || !prev || !queue || !sorted) goto done;
         }
         sg->cyclic = true;
-        if (!ecs__cycle_problem(&b, c)) goto done;
+        if (!ecs__cycle_problem(&b, &fc, c, fout_at, fout, fout_eid, dist, prev, queue, sorted)) goto done;
     }
     if (sg->cyclic)
         for (uint32_t i = 0; i < g->edge_count; i++) {
             ecs__edge *e = &g->edges[i];
             if (e->kind == ECS__EDGE_DECLARED && w->systems[e->from].stage == st &&
-                w->systems[e->to].stage == st && b.comp[g->local[e->from]] == b.comp[g->local[e->to]])
+                w->systems[e->to].stage == st && fc.of[g->local[e->from]] == fc.of[g->local[e->to]])
                 e->cycle = true;
         }
 
-    /* inference and the final reachability (the fast path infers first, so
-       its ancestor rows and the reach rows are never both allocated) */
-    uint32_t *at = b.dout_at, *adj = b.dout;
-    bool fast = w->order == ECS_ORDER_INSERTION && forward;
-    if (!fast || ecs__infer_forward(&b)) sg->desc = (uint64_t *)ecs__alloc(w, (size_t)m * W * 8);
-    if (!sg->desc) goto done;
-    memset(sg->desc, 0, (size_t)m * W * 8);
-    if (fast) {
-        /* registration order is topological for the declared and the
-           inferred edges: closure sinks first = highest index first */
-        for (uint32_t v = 0; v < m; v++) {
-            b.comp[v] = m - 1 - v; b.emit[v] = m - 1 - v; b.comp_start[v] = v;
-        }
-        b.comp_start[m] = m;
-        b.comp_count = m;
-    } else if (!ecs__closure(&b, at, adj, sg->desc) ||
-               (w->order != ECS_ORDER_EXPLICIT && !ecs__infer_general(&b, sg->desc))) {
-        goto done;
-    }
-    if (b.inferred_count) {
-        uint64_t *all = (uint64_t *)ecs__tmp(&b, (size_t)dn + b.inferred_count, 8);
-        if (!all) goto done;
-        memcpy(all, dpairs, (size_t)dn * 8);
-        memcpy(all + dn, b.inferred, (size_t)b.inferred_count * 8);
-        if (!ecs__csr(&b, all, dn + b.inferred_count, false, &at, &adj)) goto done;
-        if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + b.inferred_count)) goto done;
-        for (uint32_t i = 0; i < b.inferred_count; i++) {
-            ecs__edge *e = &g->edges[g->edge_count++];
-            memset(e, 0, sizeof *e);
-            e->from = b.sys[b.inferred[i] >> 32];
-            e->to = b.sys[(uint32_t)b.inferred[i]];
-            e->kind = ECS__EDGE_INFERRED;
-        }
-    }
-    if (fast && !ecs__closure(&b, at, adj, sg->desc)) goto done;
+    /* reachability, one row per component */
+    sg->row_of = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
+    sg->desc = (uint64_t *)ecs__alloc(w, (size_t)fc.count * W * 8);
+    if (!sg->row_of || !sg->desc) goto done;
+    memcpy(sg->row_of, fc.of, (size_t)m * sizeof(uint32_t));
+    memset(sg->desc, 0, (size_t)fc.count * W * 8);
+    if (!ecs__closure(&b, fout_at, fout, &fc, sg->desc)) goto done;
+#define ECS__REACHES(a, c) ecs__bit(sg->desc + (size_t)fc.of[a] * W, (c))
 
     /* races: a conflicting pair that no path orders (never in INSERTION
        order, which orders every conflicting pair) */
@@ -3185,17 +3488,38 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         if (!cand) goto done;
         for (uint32_t a = 0; a < m; a++) {
             ecs__conflicts(&b, a, cand);
-            const uint64_t *da = sg->desc + (size_t)a * W;
+            const uint64_t *da = sg->desc + (size_t)fc.of[a] * W;
             for (uint32_t k = a >> 6; k < W; k++) {
                 uint64_t bits = cand[k] & ~da[k];
                 if (k == a >> 6) bits &= ~((2ull << (a & 63)) - 1);   /* only c > a */
                 for (; bits; bits &= bits - 1) {
                     uint32_t c = k * 64 + ecs__lsb(bits);
-                    if (!ecs__bit(sg->desc + (size_t)c * W, a) && !ecs__race_problem(&b, a, c)) goto done;
+                    if (!ECS__REACHES(c, a) && !ecs__race_problem(&b, a, c)) goto done;
                 }
             }
         }
+        ecs__tmp_release(&b, cand);
     }
+
+    /* notes: a reader that runs before a writer only by inferred order */
+    if (b.inferred_count) {
+        if (!ddesc && (!(ddesc = (uint64_t *)ecs__tmp(&b, (size_t)dc.count * W, 8)) ||
+                       !ecs__closure(&b, b.dout_at, b.dout, &dc, ddesc)))
+            goto done;
+        uint64_t *cand = (uint64_t *)ecs__tmp(&b, W, 8);
+        if (!cand) goto done;
+        for (uint32_t a = 0; a < m; a++) {
+            ecs__conflicts(&b, a, cand);
+            const uint64_t *da = sg->desc + (size_t)fc.of[a] * W, *dd = ddesc + (size_t)dc.of[a] * W;
+            for (uint32_t k = 0; k < W; k++)
+                for (uint64_t bits = cand[k] & da[k] & ~dd[k]; bits; bits &= bits - 1) {
+                    uint32_t c = k * 64 + ecs__lsb(bits), x = ecs__written_into(&b, c, a);
+                    if (x != ECS__NONE && ECS__REACHES(c, a)) continue;   /* a loop: a CYCLE already */
+                    if (x != ECS__NONE && !ecs__writes_into(&b, a, c) && !ecs__read_note(&b, a, c, x)) goto done;
+                }
+        }
+    }
+#undef ECS__REACHES
 
     /* the execution graph: transitive reduction, ordered by reach size */
     if (!sg->cyclic) {
@@ -3203,10 +3527,18 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         if (!key) goto done;
         for (uint32_t v = 0; v < m; v++) {
             uint32_t bits = 0;
-            for (uint32_t k = 0; k < W; k++) bits += ecs__popcount(sg->desc[(size_t)v * W + k]);
+            for (uint32_t k = 0; k < W; k++) bits += ecs__popcount(sg->desc[(size_t)fc.of[v] * W + k]);
             key[v] = m - bits;   /* a system comes before everything it reaches */
         }
-        if (!ecs__reduce(&b, at, adj, sg->desc, key)) goto done;
+        if (!ecs__reduce(&b, fout_at, fout, sg->desc, sg->row_of, key)) goto done;
+        if (w->order == ECS_ORDER_WRITERS_FIRST)   /* the inferred edges that matter, for DOT */
+            for (uint32_t v = 0; v < m; v++)
+                for (uint32_t e = sg->succ_at[v]; e < sg->succ_at[v + 1]; e++) {
+                    uint32_t s = sg->succ[e], d = b.dout_at[v];
+                    while (d < b.dout_at[v + 1] && b.dout[d] != s) d++;
+                    if (d == b.dout_at[v + 1] && !ecs__edge_add(w, b.sys[v], b.sys[s], ECS__EDGE_INFERRED, 0))
+                        goto done;
+                }
     }
     ok = true;
 done:
@@ -3225,12 +3557,15 @@ static void ecs__graph_reset(ecs_world *w) {
         ecs__free(w, g->stages[s].topo);
         ecs__free(w, g->stages[s].excl_at);
         ecs__free(w, g->stages[s].excl);
+        ecs__free(w, g->stages[s].row_of);
     }
     ecs__free(w, g->stages);
     ecs__free(w, g->order);
+    ecs__free(w, g->reg);
     ecs__free(w, g->local);
-    g->stages = NULL; g->order = g->local = NULL;
-    g->stage_count = g->problem_count = g->cycle_count = g->text_size = g->edge_count = 0;
+    g->stages = NULL; g->order = g->reg = g->local = NULL;
+    g->stage_count = g->problem_count = g->note_count = g->cycle_count = g->text_size = g->edge_count = 0;
+    g->omitted = g->notes_omitted = 0;
     g->built = false;
 }
 static void ecs__graph_free(ecs_world *w) {
@@ -3238,19 +3573,13 @@ static void ecs__graph_free(ecs_world *w) {
     ecs__graph_reset(w);
     ecs__free(w, g->problems);
     ecs__free(w, g->fix);
+    ecs__free(w, g->notes);
+    ecs__free(w, g->note_fix);
     ecs__free(w, g->cycles);
     ecs__free(w, g->text);
     ecs__free(w, g->edges);
 }
 
-static bool ecs__edge_add(ecs_world *w, uint32_t from, uint32_t to, uint32_t kind, uint32_t list) {
-    ecs__graph *g = &w->graph;
-    if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + 1)) return false;
-    ecs__edge *e = &g->edges[g->edge_count++];
-    memset(e, 0, sizeof *e);
-    e->from = from; e->to = to; e->kind = (uint8_t)kind; e->list = (uint8_t)list;
-    return true;
-}
 
 static bool ecs__graph_make(ecs_world *w) {
     ecs__graph *g = &w->graph;
@@ -3259,10 +3588,11 @@ static bool ecs__graph_make(ecs_world *w) {
     g->stages = (ecs__stage_graph *)ecs__alloc(w, (size_t)w->stage_count * sizeof *g->stages);
     if (g->stages) memset(g->stages, 0, (size_t)w->stage_count * sizeof *g->stages);
     g->order = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
+    g->reg = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     g->local = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     uint32_t *compact = (uint32_t *)ecs__alloc(w, ((size_t)w->id_count + 1) * sizeof(uint32_t));
     bool ok = false;
-    if (!g->stages || !g->order || !g->local || !compact) { if (!g->stages) g->stage_count = 0; goto done; }
+    if (!g->stages || !g->order || !g->reg || !g->local || !compact) { if (!g->stages) g->stage_count = 0; goto done; }
     for (uint32_t i = 0; i <= w->id_count; i++) compact[i] = ECS__NONE;
     /* systems grouped by stage, registration order inside: count, place each
        stage, then count again to hand out the local indices */
@@ -3273,13 +3603,13 @@ static bool ecs__graph_make(ecs_world *w) {
     for (uint32_t s = 0; s < n; s++) {
         ecs__stage_graph *sg = &g->stages[w->systems[s].stage];
         g->local[s] = sg->count++;
-        g->order[sg->first + g->local[s]] = s;
+        g->order[sg->first + g->local[s]] = g->reg[sg->first + g->local[s]] = s;
     }
     /* names: duplicates, unknown references, and the declared edges */
     for (uint32_t s = 0; s < n; s++) {
         const ecs__system *sys = &w->systems[s];
         ecs_system first = ecs__system_find(w, sys->name);
-        if (first != s + 1) {
+        if (first != s + 1 && ecs__listed(w, false)) {
             ecs_problem *p = ecs__problem(w, ECS_PROBLEM_DUPLICATE_NAME);
             if (!p) goto done;
             p->a = first; p->b = s + 1; p->name = sys->name;
@@ -3288,7 +3618,7 @@ static bool ecs__graph_make(ecs_world *w) {
                            (unsigned)first, (unsigned)(s + 1), sys->name) || !ecs__problem_end(w))
                 goto done;
         }
-        if (sys->chunk_size > 0 && sys->writes[0]) {   /* its chunks run at once */
+        if (sys->chunk_size > 0 && sys->writes[0] && ecs__listed(w, false)) {   /* its chunks run at once */
             ecs_problem *p = ecs__problem(w, ECS_PROBLEM_SELF_RACE);
             if (!p) goto done;
             p->a = p->b = s + 1;
@@ -3310,6 +3640,7 @@ static bool ecs__graph_make(ecs_world *w) {
                 const char *name = sys->deps[l][i];
                 ecs_system t = ecs__system_find(w, name);
                 if (!t) {
+                    if (!ecs__listed(w, false)) continue;
                     ecs_problem *p = ecs__problem(w, ECS_PROBLEM_UNKNOWN_SYSTEM);
                     if (!p) goto done;
                     p->a = s + 1; p->name = name;
@@ -3330,13 +3661,18 @@ static bool ecs__graph_make(ecs_world *w) {
         ecs__edge *e = &g->edges[i];
         ecs_stage sf = w->systems[e->from].stage, stt = w->systems[e->to].stage;
         if (e->kind != ECS__EDGE_DECLARED || sf <= stt) continue;
-        ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
-        if (!p || !ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + 2)) goto done;
-        e = &g->edges[i];
         e->cycle = true;
+        if (!ecs__listed(w, false)) continue;
+        ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
+        if (!p || !ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + 4)) goto done;
+        e = &g->edges[i];
         g->cycles[g->cycle_count++] = e->from + 1;
         g->cycles[g->cycle_count++] = e->to + 1;
         p->cycle_len = 2;
+        ecs__members_begin(w);
+        g->cycles[g->cycle_count++] = (e->from < e->to ? e->from : e->to) + 1;
+        g->cycles[g->cycle_count++] = (e->from < e->to ? e->to : e->from) + 1;
+        p->member_count = 2;
         if (!ecs__text(w, "cycle: \"%s\" runs before \"%s\" (", ecs__sname(w, e->from), ecs__sname(w, e->to)) ||
             !ecs__text_edge(w, e) ||
             !ecs__text(w, "), which runs before \"%s\" (its stage \"%s\" runs before stage \"%s\"); put "
@@ -3363,25 +3699,33 @@ static ecs_result ecs__graph_build(ecs_world *w) {
     }
     for (uint32_t i = 0; i < g->problem_count; i++) {
         ecs_problem *p = &g->problems[i];
-        p->message = g->text + g->fix[2 * i];
-        if (p->kind == ECS_PROBLEM_CYCLE) p->cycle = g->cycles + g->fix[2 * i + 1];
+        p->message = g->text + g->fix[3 * i];
+        if (p->kind == ECS_PROBLEM_CYCLE) p->cycle = g->cycles + g->fix[3 * i + 1];
+        if (g->fix[3 * i + 2] != ECS__NONE) p->members = g->cycles + g->fix[3 * i + 2];
     }
+    for (uint32_t i = 0; i < g->note_count; i++) g->notes[i].message = g->text + g->note_fix[3 * i];
     g->built = true;
-    g->result = g->problem_count ? ECS_ERR_INVALID_GRAPH : ECS_OK;
-    if (g->problem_count)
+    uint32_t problems = g->problem_count + g->omitted;
+    g->result = problems ? ECS_ERR_INVALID_GRAPH : ECS_OK;
+    if (problems)
         ecs__fail(w, ECS_ERR_INVALID_GRAPH, "ecs_validate: %u problem%s; first: %s",
-                  (unsigned)g->problem_count, g->problem_count > 1 ? "s" : "", g->problems[0].message);
+                  (unsigned)problems, problems > 1 ? "s" : "", g->problems[0].message);
     return g->result;
 }
 
 ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out) {
-    if (out) { out->count = 0; out->problems = NULL; }
+    if (out) memset(out, 0, sizeof *out);
     if (!w) return ECS_ERR_ARG;
     if (ecs__check_idle(w, "ecs_validate")) return ECS_ERR_BUSY;
     ecs_result r = ecs__graph_build(w);
     if (out && r != ECS_ERR_NOMEM) {
-        out->count = (int)w->graph.problem_count;
-        out->problems = w->graph.problems;
+        const ecs__graph *g = &w->graph;
+        out->count = (int)g->problem_count;
+        out->problems = g->problems;
+        out->note_count = (int)g->note_count;
+        out->notes = g->notes;
+        out->omitted = (int)g->omitted;
+        out->notes_omitted = (int)g->notes_omitted;
     }
     return r;
 }
@@ -3389,8 +3733,14 @@ ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out) {
 ECS_API void ecs_report_print(const ecs_report *r, FILE *out) {
     if (!r || !out) return;
     for (int i = 0; i < r->count; i++) fprintf(out, "%s\n", r->problems[i].message);
-    if (r->count) fprintf(out, "%d problem%s in the system graph\n", r->count, r->count > 1 ? "s" : "");
-    else fprintf(out, "the system graph is valid\n");
+    for (int i = 0; i < r->note_count; i++) fprintf(out, "note: %s\n", r->notes[i].message);
+    int problems = r->count + r->omitted, notes = r->note_count + r->notes_omitted;
+    if (r->omitted) fprintf(out, "... and %d more problems not listed\n", r->omitted);
+    if (r->notes_omitted) fprintf(out, "... and %d more notes not listed\n", r->notes_omitted);
+    if (problems) fprintf(out, "%d problem%s in the system graph", problems, problems > 1 ? "s" : "");
+    else fprintf(out, "the system graph is valid");
+    if (notes) fprintf(out, " (%d note%s)", notes, notes > 1 ? "s" : "");
+    fputc('\n', out);
 }
 
 ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b) {
@@ -3400,7 +3750,7 @@ ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b) {
     if (ecs__graph_build(w) == ECS_ERR_NOMEM) return false;
     const ecs__graph *g = &w->graph;
     const ecs__stage_graph *sg = &g->stages[sa->stage];
-    return ecs__bit(sg->desc + (size_t)g->local[a - 1] * sg->words, g->local[b - 1]);
+    return ecs__bit(sg->desc + (size_t)sg->row_of[g->local[a - 1]] * sg->words, g->local[b - 1]);
 }
 
 /* ---- >>dot: the graph for Graphviz ---------------------------------------- */
@@ -3437,7 +3787,7 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
         ecs__dot_string(out, w->stages[st]);
         fprintf(out, ";\n    style=rounded;\n    color=gray60;\n");
         for (uint32_t k = 0; k < g->stages[st].count; k++) {
-            uint32_t s = g->order[g->stages[st].first + k];
+            uint32_t s = g->reg[g->stages[st].first + k];
             const ecs__system *sys = &w->systems[s];
             fprintf(out, "    s%u [label=<", (unsigned)(s + 1));
             ecs__dot_html(out, sys->name);
@@ -3501,26 +3851,6 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
 #  define ECS_PARALLEL_MIN_NS 50000
 #endif
 #define ECS__MAX_THREADS 256
-
-/* Ready heap of system indices: higher key first, lower index on ties. */
-static bool ecs__heap_above(const double *key, uint32_t a, uint32_t b) {
-    return key[a] > key[b] || (key[a] == key[b] && a < b);
-}
-static void ecs__heap_push(uint32_t *h, uint32_t *n, uint32_t v, const double *key) {
-    uint32_t i = (*n)++;
-    for (; i > 0 && ecs__heap_above(key, v, h[(i - 1) / 2]); i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
-    h[i] = v;
-}
-static uint32_t ecs__heap_pop(uint32_t *h, uint32_t *n, const double *key) {
-    uint32_t top = h[0], v = h[--(*n)], i = 0;
-    for (uint32_t c; (c = 2 * i + 1) < *n; i = c) {
-        if (c + 1 < *n && ecs__heap_above(key, h[c + 1], h[c])) c++;
-        if (!ecs__heap_above(key, h[c], v)) break;
-        h[i] = h[c];
-    }
-    if (*n) h[i] = v;
-    return top;
-}
 
 static bool ecs__on_main(const ecs__system *s) {
     return (s->flags & (ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) != 0;
@@ -4048,7 +4378,7 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
    chunk order: the sync point. A failure keeps the rest for the next one. */
 static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
     uint64_t t0 = w->tracing ? ecs__now_ns() : 0;
-    const uint32_t *order = w->graph.order + sg->first;
+    const uint32_t *order = w->graph.reg + sg->first;
     ecs_result r = ECS_OK;
     bool applied = false;
     for (uint32_t k = 0; k < sg->count && !r; k++) {

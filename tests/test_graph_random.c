@@ -68,21 +68,26 @@ typedef struct gr_graph {
 } gr_graph;
 
 /* The reference: bit 0 of an access mask is the virtual "whole world" id
-   that every system reads and an EXCLUSIVE system writes. */
+   that every system reads (as a list entry) and an EXCLUSIVE system writes.
+   Accesses are kept apart by where they come from: query terms (t*) or the
+   reads/writes lists (l*); and/not are the query's filters. */
 typedef struct gr_ref {
-    uint32_t acc[GR_MAXN], wr[GR_MAXN];
-    uint64_t indep[GR_MAXN], adj[GR_MAXN], reach[GR_MAXN];
+    uint32_t acc[GR_MAXN], wr[GR_MAXN];   /* all of them, for the dump */
+    uint32_t tacc[GR_MAXN], twr[GR_MAXN], lacc[GR_MAXN], lwr[GR_MAXN], andm[GR_MAXN], notm[GR_MAXN];
+    uint64_t indep[GR_MAXN], adj[GR_MAXN], dreach[GR_MAXN];   /* declared edges and their closure */
+    uint64_t fadj[GR_MAXN], reach[GR_MAXN];   /* with the inferred edges */
     uint64_t race[GR_MAXN];    /* race[a] bit b: the pair a < b races */
+    uint64_t note[GR_MAXN];    /* note[a] bit b: a reads before b writes, by inferred order */
     int inferred;
 } gr_ref;
 
 typedef enum gr_check_kind {
     GR_OK, GR_SETUP, GR_RESULT, GR_KIND, GR_CYCLE, GR_RACE_UNEXPECTED, GR_RACE_MISSING,
-    GR_RACE_ID, GR_RACE_WW, GR_PRECEDES
+    GR_RACE_ID, GR_RACE_WW, GR_PRECEDES, GR_NOTE
 } gr_check_kind;
 static const char *const gr_check_name[] = {"ok", "setup", "result code", "problem kind", "cycle",
                                             "unexpected race", "missing race", "race id",
-                                            "race write_write", "precedes"};
+                                            "race write_write", "precedes", "note"};
 
 typedef struct gr_fail { gr_check_kind kind; char msg[1024]; } gr_fail;
 
@@ -179,16 +184,58 @@ static void gr_generate(gr_graph *g, unsigned long long seed) {
 }
 
 /* ---- the reference --------------------------------------------------------- */
+static bool gr_disjoint(const gr_ref *x, int a, int b) {
+    return (x->andm[a] & x->notm[b]) || (x->notm[a] & x->andm[b]);
+}
+/* The ids a writes that b accesses, as the conflict rules count them: a
+   list access conflicts with any, a term access with list accesses and
+   with the terms of a query that is not disjoint. */
+static uint32_t gr_writes_into(const gr_ref *x, int a, int b) {
+    uint32_t m = (x->lwr[a] & (x->tacc[b] | x->lacc[b])) | (x->twr[a] & x->lacc[b]);
+    if (!gr_disjoint(x, a, b)) m |= x->twr[a] & x->tacc[b];
+    return m;
+}
 static bool gr_conflict(const gr_ref *x, int a, int b) {
-    return a != b && !(x->indep[a] >> b & 1) &&
-           ((x->wr[a] & x->acc[b]) || (x->wr[b] & x->acc[a]));
+    return a != b && !(x->indep[a] >> b & 1) && (gr_writes_into(x, a, b) || gr_writes_into(x, b, a));
 }
 
-/* Adds u -> v: u and everything reaching u now reach v and what v reaches. */
-static void gr_reach_add(gr_ref *x, int n, int u, int v) {
-    uint64_t add = x->reach[v] | 1ull << v;
+static void gr_close(const uint64_t *adj, uint64_t *reach, int n) {   /* Floyd-Warshall on bitmasks */
+    for (int i = 0; i < n; i++) reach[i] = adj[i];
     for (int k = 0; k < n; k++)
-        if (k == u || (x->reach[k] >> u & 1)) x->reach[k] |= add;
+        for (int i = 0; i < n; i++)
+            if (reach[i] >> k & 1) reach[i] |= reach[k];
+}
+/* The strongly connected component of v under reach (v itself always). */
+static uint64_t gr_scc_of(const uint64_t *reach, int n, int v) {
+    uint64_t m = 1ull << v;
+    for (int u = 0; u < n; u++)
+        if ((reach[v] >> u & 1) && (reach[u] >> v & 1)) m |= 1ull << u;
+    return m;
+}
+
+/* The run order: components of the declared graph, each system as early as
+   declared order allows in registration priority: repeatedly place last,
+   among the components whose successors are all placed, the one whose
+   first system was registered last. pos[v] = v's place. */
+static void gr_run_order(const gr_ref *x, int n, int *pos) {
+    uint64_t placed = 0;
+    int place = n;
+    while (placed != (n == 64 ? ~0ull : (1ull << n) - 1)) {
+        int best = -1;
+        uint64_t best_members = 0;
+        for (int v = 0; v < n; v++) {
+            if (placed >> v & 1) continue;
+            uint64_t members = gr_scc_of(x->dreach, n, v);
+            if (__builtin_ctzll(members) != v) continue;   /* one visit per component: its first */
+            uint64_t out = 0;
+            for (int u = 0; u < n; u++) if (members >> u & 1) out |= x->adj[u];
+            if ((out & ~members & ~placed) == 0 && v > best) { best = v; best_members = members; }
+        }
+        place -= __builtin_popcountll(best_members);
+        int k = place;
+        for (int u = 0; u < n; u++) if (best_members >> u & 1) pos[u] = k++;
+        placed |= best_members;
+    }
 }
 
 static void gr_reference(const gr_graph *g, ecs_order order, gr_ref *x) {
@@ -196,15 +243,19 @@ static void gr_reference(const gr_graph *g, ecs_order order, gr_ref *x) {
     memset(x, 0, sizeof *x);
     for (int i = 0; i < n; i++) {
         const gr_sys *s = &g->s[i];
-        x->acc[i] = 1;
-        if (s->excl) x->wr[i] = 1;
+        x->lacc[i] = 1;
+        if (s->excl) x->lwr[i] = 1;
         for (int t = 0; t < s->nterms; t++) {
-            if (s->terms[t].oper == ECS_NOT) continue;
-            x->acc[i] |= 1u << s->terms[t].id;
-            if (s->terms[t].access & ECS_WRITE) x->wr[i] |= 1u << s->terms[t].id;
+            uint32_t bit = 1u << s->terms[t].id;
+            if (s->terms[t].oper == ECS_AND) x->andm[i] |= bit;
+            if (s->terms[t].oper == ECS_NOT) { x->notm[i] |= bit; continue; }
+            x->tacc[i] |= bit;
+            if (s->terms[t].access & ECS_WRITE) x->twr[i] |= bit;
         }
-        for (int k = 0; k < s->nreads; k++) x->acc[i] |= 1u << s->reads[k];
-        for (int k = 0; k < s->nwrites; k++) { x->acc[i] |= 1u << s->writes[k]; x->wr[i] |= 1u << s->writes[k]; }
+        for (int k = 0; k < s->nreads; k++) x->lacc[i] |= 1u << s->reads[k];
+        for (int k = 0; k < s->nwrites; k++) { x->lacc[i] |= 1u << s->writes[k]; x->lwr[i] |= 1u << s->writes[k]; }
+        x->acc[i] = x->tacc[i] | x->lacc[i];
+        x->wr[i] = x->twr[i] | x->lwr[i];
         for (int k = 0; k < s->ndep[GR_AFTER]; k++) x->adj[s->dep[GR_AFTER][k]] |= 1ull << i;
         for (int k = 0; k < s->ndep[GR_BEFORE]; k++) x->adj[i] |= 1ull << s->dep[GR_BEFORE][k];
         for (int k = 0; k < s->ndep[GR_INDEP]; k++) {
@@ -213,36 +264,67 @@ static void gr_reference(const gr_graph *g, ecs_order order, gr_ref *x) {
             x->indep[t] |= 1ull << i;
         }
     }
-    for (int i = 0; i < n; i++) x->reach[i] = x->adj[i];
-    for (int k = 0; k < n; k++)
-        for (int i = 0; i < n; i++)
-            if (x->reach[i] >> k & 1) x->reach[i] |= x->reach[k];
-    if (order != ECS_ORDER_EXPLICIT)
-        for (int j = 0; j < n; j++)
-            for (int i = j - 1; i >= 0; i--) {
-                if (!gr_conflict(x, i, j) || (x->reach[i] >> j & 1) || (x->reach[j] >> i & 1)) continue;
-                int u = i, v = j;
-                if (order == ECS_ORDER_WRITERS_FIRST) {
-                    bool iw = (x->wr[i] & x->acc[j]) != 0, jw = (x->wr[j] & x->acc[i]) != 0;
-                    if (iw && jw) continue;
-                    if (!iw) { u = j; v = i; }
-                }
-                gr_reach_add(x, n, u, v);
+    gr_close(x->adj, x->dreach, n);
+    memcpy(x->fadj, x->adj, sizeof x->adj);
+    if (order == ECS_ORDER_INSERTION) {
+        /* along the run order: each system's pairs with everything placed
+           before its component, nearest first, unless already ordered */
+        int pos[GR_MAXN], at[GR_MAXN];
+        gr_run_order(x, n, pos);
+        for (int v = 0; v < n; v++) at[pos[v]] = v;
+        memcpy(x->reach, x->dreach, sizeof x->reach);
+        for (int p = 0; p < n; p++) {
+            int j = at[p], f = p;
+            uint64_t comp = gr_scc_of(x->dreach, n, j);
+            for (int u = 0; u < n; u++) if ((comp >> u & 1) && pos[u] < f) f = pos[u];
+            for (int q = f - 1; q >= 0; q--) {
+                int i = at[q];
+                if (!gr_conflict(x, i, j) || (x->reach[i] >> j & 1)) continue;
+                x->fadj[i] |= 1ull << j;
                 x->inferred++;
+                gr_close(x->fadj, x->reach, n);
             }
+        }
+    } else if (order == ECS_ORDER_WRITERS_FIRST) {
+        for (int w = 0; w < n; w++)
+            for (int r = 0; r < n; r++)
+                if (gr_conflict(x, w, r) && gr_writes_into(x, w, r) && !gr_writes_into(x, r, w) &&
+                    !(x->dreach[r] >> w & 1) && !(x->dreach[w] >> r & 1)) {
+                    x->fadj[w] |= 1ull << r;
+                    x->inferred++;
+                }
+    }
+    gr_close(x->fadj, x->reach, n);
     if (order != ECS_ORDER_INSERTION)
         for (int a = 0; a < n; a++)
             for (int b = a + 1; b < n; b++)
                 if (gr_conflict(x, a, b) && !(x->reach[a] >> b & 1) && !(x->reach[b] >> a & 1))
                     x->race[a] |= 1ull << b;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            if (gr_conflict(x, a, b) && (x->reach[a] >> b & 1) && !(x->dreach[a] >> b & 1) &&
+                !(x->reach[b] >> a & 1) && gr_writes_into(x, b, a) && !gr_writes_into(x, a, b))
+                x->note[a] |= 1ull << b;
 }
 
 /* The strongly connected component of a system on a cycle. */
-static uint64_t gr_scc(const gr_ref *x, int n, int v) {
-    uint64_t m = 1ull << v;
-    for (int u = 0; u < n; u++)
-        if ((x->reach[v] >> u & 1) && (x->reach[u] >> v & 1)) m |= 1ull << u;
-    return m;
+static uint64_t gr_scc(const gr_ref *x, int n, int v) { return gr_scc_of(x->reach, n, v); }
+
+/* The length of a shortest loop inside component comp (breadth first from each member). */
+static int gr_girth(const gr_ref *x, int n, uint64_t comp) {
+    int best = INT32_MAX;
+    for (int s = 0; s < n; s++) {
+        if (!(comp >> s & 1)) continue;
+        uint64_t seen = 1ull << s, frontier = 1ull << s;
+        for (int d = 1; frontier && d < best; d++) {
+            uint64_t next = 0;
+            for (int u = 0; u < n; u++) if (frontier >> u & 1) next |= x->fadj[u] & comp;
+            if (next >> s & 1) { best = d; break; }
+            frontier = next & ~seen;
+            seen |= next;
+        }
+    }
+    return best;
 }
 
 /* ---- one graph in one order -------------------------------------------------- */
@@ -316,17 +398,29 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
                 ecs_system u = pr->cycle[k], v = pr->cycle[(k + 1) % pr->cycle_len];
                 if (u < 1 || u > (ecs_system)n || v < 1 || v > (ecs_system)n)
                     return gr_failf(f, GR_CYCLE, "problem %d: cycle[%d] = %u is no system", p, k, (unsigned)u);
-                if (!(x->adj[u - 1] >> (v - 1) & 1))
-                    return gr_failf(f, GR_CYCLE, "problem %d: cycle[%d] = s%u -> s%u is no declared edge",
-                                    p, k, u - 1, v - 1);
+                if (!(x->fadj[u - 1] >> (v - 1) & 1))
+                    return gr_failf(f, GR_CYCLE, "problem %d: cycle[%d] = s%u -> s%u is no declared or "
+                                    "inferable edge", p, k, u - 1, v - 1);
+                if (members >> (u - 1) & 1)
+                    return gr_failf(f, GR_CYCLE, "problem %d: s%u repeats in the loop", p, u - 1);
                 members |= 1ull << (u - 1);
             }
             int first = (int)pr->cycle[0] - 1;
-            uint64_t scc = gr_scc(x, n, first);
-            if (!(x->reach[first] >> first & 1) || members != scc)
-                return gr_failf(f, GR_CYCLE, "problem %d: the cycle visits systems 0x%llx; the component of "
-                                "s%d is 0x%llx%s", p, (unsigned long long)members, first,
-                                (unsigned long long)scc, x->reach[first] >> first & 1 ? "" : " (acyclic)");
+            uint64_t scc = gr_scc(x, n, first), listed = 0;
+            for (int k = 0; pr->members && k < pr->member_count; k++) {
+                if (k && pr->members[k - 1] >= pr->members[k])
+                    return gr_failf(f, GR_CYCLE, "problem %d: members not ascending", p);
+                listed |= 1ull << (pr->members[k] - 1);
+            }
+            if (!(x->reach[first] >> first & 1) || (members & ~scc) || listed != scc)
+                return gr_failf(f, GR_CYCLE, "problem %d: the loop visits 0x%llx, members 0x%llx; the "
+                                "component of s%d is 0x%llx%s", p, (unsigned long long)members,
+                                (unsigned long long)listed, first, (unsigned long long)scc,
+                                x->reach[first] >> first & 1 ? "" : " (acyclic)");
+            if (pr->cycle_len != gr_girth(x, n, scc))
+                return gr_failf(f, GR_CYCLE, "problem %d: the loop has %d steps, the shortest %d", p,
+                                pr->cycle_len, gr_girth(x, n, scc));
+            members = scc;
             if (cycles_seen & members)
                 return gr_failf(f, GR_CYCLE, "problem %d: the component 0x%llx is reported twice", p,
                                 (unsigned long long)members);
@@ -338,11 +432,11 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
                                 "expected race%s", p, (unsigned)pr->a, (unsigned)pr->b, (unsigned)pr->id,
                                 a >= 0 && a < b && b < n && (races_seen[a] >> b & 1) ? " (reported twice)" : "");
             races_seen[a] |= 1ull << b;
-            uint32_t contested = ((x->wr[a] & x->acc[b]) | (x->wr[b] & x->acc[a])) & ~1u;
+            uint32_t contested = (gr_writes_into(x, a, b) | gr_writes_into(x, b, a)) & ~1u;
             ecs_id id = contested ? (ecs_id)__builtin_ctz(contested) : 0;
             /* id 0 (only exclusivity conflicts): both write the virtual id,
                i.e. both are EXCLUSIVE */
-            bool ww = (x->wr[a] & x->wr[b]) >> id & 1;
+            bool ww = (gr_writes_into(x, a, b) & gr_writes_into(x, b, a)) >> id & 1;
             if (pr->id != id)
                 return gr_failf(f, GR_RACE_ID, "problem %d: RACE s%d s%d id = %u, expected %u", p, a, b,
                                 (unsigned)pr->id, (unsigned)id);
@@ -361,6 +455,20 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
             int b = __builtin_ctzll(races_seen[a] ^ x->race[a]);
             return gr_failf(f, GR_RACE_MISSING, "RACE s%d s%d not reported", a, b);
         }
+    uint64_t notes_seen[GR_MAXN] = {0};
+    for (int k = 0; k < rep.note_count; k++) {
+        const ecs_problem *pr = &rep.notes[k];
+        int a = (int)pr->a - 1, b = (int)pr->b - 1;
+        if (pr->kind != ECS_NOTE_READ_BEFORE_WRITE || a < 0 || a >= n || b < 0 || b >= n ||
+            !(x->note[a] >> b & 1) || (notes_seen[a] >> b & 1))
+            return gr_failf(f, GR_NOTE, "note %d: s%d before s%d is not an expected note: %s", k, a, b, pr->message);
+        if (!(gr_writes_into(x, b, a) >> pr->id & 1))
+            return gr_failf(f, GR_NOTE, "note %d: s%d s%d names id %u", k, a, b, (unsigned)pr->id);
+        notes_seen[a] |= 1ull << b;
+    }
+    for (int a = 0; a < n; a++)
+        if (notes_seen[a] != x->note[a])
+            return gr_failf(f, GR_NOTE, "note s%d before s%d missing", a, __builtin_ctzll(notes_seen[a] ^ x->note[a]));
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
             bool got = ecs_system_precedes(w, (ecs_system)(a + 1), (ecs_system)(b + 1));

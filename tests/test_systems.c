@@ -1084,23 +1084,29 @@ static bool declared(const ecs_system (*e)[2], int n, ecs_system from, ecs_syste
     for (int i = 0; i < n; i++) if (e[i][0] == from && e[i][1] == to) return true;
     return false;
 }
-/* The walk is closed, each step is a declared edge, and it visits each of members. */
+/* The loop is closed and simple, each step is a declared edge, it stays in
+   the component, and members lists exactly the component, ascending. */
 static void check_walk(const ecs_problem *p, const ecs_system (*e)[2], int n,
                        const ecs_system *members, int member_count) {
     REQUIRE(p->cycle && p->cycle_len > 0);
+    CHECK(p->cycle_len <= p->member_count);
     for (int i = 0; i < p->cycle_len; i++) {
         ecs_system u = p->cycle[i], v = p->cycle[(i + 1) % p->cycle_len];
         CHECKF(declared(e, n, u, v), "step %d: %u -> %u is not a declared edge", i, (unsigned)u, (unsigned)v);
-    }
-    for (int k = 0; k < member_count; k++) {
-        bool seen = false;
-        for (int i = 0; i < p->cycle_len; i++) seen |= p->cycle[i] == members[k];
-        CHECKF(seen, "system %u missing from the cycle", (unsigned)members[k]);
+        for (int k = 0; k < i; k++) CHECKF(p->cycle[k] != u, "system %u repeats in the loop", (unsigned)u);
     }
     for (int i = 0; i < p->cycle_len; i++) {
         bool member = false;
         for (int k = 0; k < member_count; k++) member |= p->cycle[i] == members[k];
         CHECKF(member, "system %u is not in the component", (unsigned)p->cycle[i]);
+    }
+    REQUIRE(p->members);
+    CHECK_EQ_INT(p->member_count, member_count);
+    for (int k = 0; k < member_count && k < p->member_count; k++) {
+        bool listed = false;
+        for (int i = 0; i < p->member_count; i++) listed |= p->members[i] == members[k];
+        CHECKF(listed, "system %u missing from members", (unsigned)members[k]);
+        if (k) CHECK(p->members[k - 1] < p->members[k]);
     }
 }
 
@@ -1214,9 +1220,11 @@ TEST(systems_component_with_two_loops_is_one_cycle) {
         CHECKF(r.count == 1, "order %d: %d problems", o, r.count);
         const ecs_problem *p = first_kind(&r, ECS_PROBLEM_CYCLE);
         REQUIRE(p);
-        CHECK(p->cycle_len >= 4);   /* A B C B: B must repeat */
+        CHECK_EQ_INT(p->cycle_len, 2);   /* the shortest loop, A B; members A B C */
+        CHECK(p->cycle[0] == a && p->cycle[1] == b);
         const ecs_system edges[][2] = {{a, b}, {b, a}, {b, c}, {c, b}};
         check_walk(p, edges, 4, (ecs_system[]){a, b, c}, 3);
+        CHECKF(strstr(p->message, "2 systems in the loop, 3 tangled in all") != NULL, "%s", p->message);
         ecs_world_free(w);
     }
 }
@@ -1241,6 +1249,8 @@ TEST(systems_bigger_component_walk) {
     const ecs_problem *p = first_kind(&r, ECS_PROBLEM_CYCLE);
     REQUIRE(p);
     check_walk(p, edges, 9, s, 6);
+    CHECK_EQ_INT(p->cycle_len, 3);   /* n0 n1 n2, the shortest through the first-registered */
+    CHECK(p->cycle[0] == s[0] && p->cycle[1] == s[1] && p->cycle[2] == s[2]);
     ecs_world_free(w);
 }
 
