@@ -2584,8 +2584,9 @@ ECS_API uint32_t ecs_stage_count(const ecs_world *w) { return w ? w->stage_count
 enum { ECS__TR = 1, ECS__TW = 2, ECS__LR = 4, ECS__LW = 8 };
 typedef struct ecs__access { uint32_t id, how; } ecs__access;
 /* Per compact id, rows of systems: term accessors and writers, list
-   accessors and writers, AND and NOT filters. */
-enum { ECS__ROW_TA, ECS__ROW_TW, ECS__ROW_LA, ECS__ROW_LW, ECS__ROW_AND, ECS__ROW_NOT, ECS__ROWS };
+   accessors and writers, all accessors and writers, AND and NOT filters. */
+enum { ECS__ROW_TA, ECS__ROW_TW, ECS__ROW_LA, ECS__ROW_LW, ECS__ROW_AA, ECS__ROW_AW, ECS__ROW_AND,
+       ECS__ROW_NOT, ECS__ROWS };
 
 typedef struct ecs__comps {       /* strongly connected components, sinks first */
     uint32_t *of, *emit, *start, count;
@@ -2604,7 +2605,8 @@ typedef struct ecs__build {       /* one stage's temporaries */
     ecs_id *id_of;                /* compact id -> id (compact 0: "the whole world") */
     uint32_t ids;
     uint64_t *rows;               /* ECS__ROWS rows per compact id */
-    uint64_t *scratch;            /* 2 rows */
+    uint32_t *filtered;           /* per compact id: systems with an AND (bit 0) / a NOT (bit 1) filter on it */
+    uint64_t *scratch;            /* 3 rows, for ecs__into_out */
     uint64_t *inferred;           /* from << 32 | to */
     uint32_t inferred_count, inferred_cap;
     void *tmp[64];
@@ -2752,7 +2754,8 @@ static bool ecs__closure(ecs__build *b, const uint32_t *at, const uint32_t *adj,
    component with the highest key (its first-registered system) among those
    whose successors are all placed. That puts system 0 as early as declared
    order allows, then system 1, and so on. pos[v] = v's place. */
-static bool ecs__run_order(ecs__build *b, const ecs__comps *cp, uint32_t *pos) {
+static bool ecs__run_order(ecs__build *b, const ecs__comps *cp, const uint32_t *out_at, const uint32_t *out_adj,
+                           const uint32_t *in_at, const uint32_t *in_adj, uint32_t *pos) {
     uint32_t m = b->m, cc = cp->count;
     uint32_t *out = (uint32_t *)ecs__tmp(b, cc, sizeof(uint32_t));
     uint32_t *heap = (uint32_t *)ecs__tmp(b, cc, sizeof(uint32_t));
@@ -2764,7 +2767,7 @@ static bool ecs__run_order(ecs__build *b, const ecs__comps *cp, uint32_t *pos) {
         for (uint32_t k = cp->start[c]; k < cp->start[c + 1]; k++) {
             uint32_t v = cp->emit[k];
             if (v < low) low = v;
-            for (uint32_t e = b->dout_at[v]; e < b->dout_at[v + 1]; e++) out[c] += cp->of[b->dout[e]] != c;
+            for (uint32_t e = out_at[v]; e < out_at[v + 1]; e++) out[c] += cp->of[out_adj[e]] != c;
         }
         key[c] = low;
     }
@@ -2778,8 +2781,8 @@ static bool ecs__run_order(ecs__build *b, const ecs__comps *cp, uint32_t *pos) {
         for (uint32_t k = 0; k < count; k++) pos[members[k]] = place + k;
         for (uint32_t k = 0; k < count; k++) {
             uint32_t v = (uint32_t)members[k];
-            for (uint32_t e = b->din_at[v]; e < b->din_at[v + 1]; e++) {
-                uint32_t p = cp->of[b->din[e]];
+            for (uint32_t e = in_at[v]; e < in_at[v + 1]; e++) {
+                uint32_t p = cp->of[in_adj[e]];
                 if (p != c && --out[p] == 0) ecs__heap_push(heap, &hn, p, key);
             }
         }
@@ -2802,42 +2805,59 @@ static bool ecs__disjoint(const ecs__build *b, uint32_t a, uint32_t c) {
     return false;
 }
 
-/* Systems that conflict with a: list accesses conflict with any access,
-   term accesses with list accesses, and with term accesses of systems whose
-   query is not disjoint from a's; never a itself or its independent_of
-   partners. */
-static void ecs__conflicts(const ecs__build *b, uint32_t a, uint64_t *row) {
+/* The systems that write what a accesses (into) and that access what a
+   writes (out), by the conflict rules: list accesses conflict with any
+   access, term accesses with list accesses, and with the term accesses of a
+   system whose query is not disjoint from a's. Never a itself or its
+   independent_of partners. out may be NULL. Marks a as relying on
+   disjointness when some term conflict was let go. */
+static void ecs__into_out(const ecs__build *b, uint32_t a, uint64_t *into, uint64_t *out) {
     uint32_t W = b->words;
-    uint64_t *tt = b->scratch;
-    bool terms = false;
-    memset(row, 0, (size_t)W * 8);
+    uint64_t *ti = b->scratch, *to = b->scratch + W, *d = b->scratch + 2 * W;
+    bool terms = false, apart = false;   /* apart: some query may be disjoint from a's */
+    for (uint32_t k = b->flt_at[a]; k < b->flt_at[a + 1] && !apart; k++)
+        apart = (b->filtered[b->flt[k] >> 2] & ((b->flt[k] & 1) << 1 | (b->flt[k] & 2) >> 1)) != 0;
+    memset(into, 0, (size_t)W * 8);
+    if (out) memset(out, 0, (size_t)W * 8);
     for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++) {
         uint32_t x = b->acc[k].id, how = b->acc[k].how;
-        if (how & ECS__LW) {
-            ecs__bits_or(row, ecs__row(b, x, ECS__ROW_TA), W);
-            ecs__bits_or(row, ecs__row(b, x, ECS__ROW_LA), W);
-        } else if (how & ECS__LR) {
-            ecs__bits_or(row, ecs__row(b, x, ECS__ROW_TW), W);
-            ecs__bits_or(row, ecs__row(b, x, ECS__ROW_LW), W);
+        if ((how & ECS__LR) || ((how & ECS__TR) && !apart))   /* conflicts with any writer */
+            ecs__bits_or(into, ecs__row(b, x, ECS__ROW_AW), W);
+        if (out && ((how & ECS__LW) || ((how & ECS__TW) && !apart)))   /* with any accessor */
+            ecs__bits_or(out, ecs__row(b, x, ECS__ROW_AA), W);
+        if (!(how & ECS__TR) || !apart) continue;
+        if (!terms) { memset(ti, 0, (size_t)3 * W * 8); terms = true; }
+        ecs__bits_or(into, ecs__row(b, x, ECS__ROW_LW), W);
+        ecs__bits_or(ti, ecs__row(b, x, ECS__ROW_TW), W);
+        if ((how & ECS__TW) && out) {
+            ecs__bits_or(out, ecs__row(b, x, ECS__ROW_LA), W);
+            ecs__bits_or(to, ecs__row(b, x, ECS__ROW_TA), W);
         }
-        if (!(how & (ECS__TR | ECS__TW)) || (how & ECS__LW)) continue;
-        if (!terms) { memset(tt, 0, (size_t)W * 8); terms = true; }
-        bool w = (how & ECS__TW) != 0;
-        ecs__bits_or(row, ecs__row(b, x, w ? ECS__ROW_LA : ECS__ROW_LW), W);
-        ecs__bits_or(tt, ecs__row(b, x, w ? ECS__ROW_TA : ECS__ROW_TW), W);
     }
     if (terms) {
-        uint64_t *d = b->scratch + W;   /* disjoint from a */
-        memset(d, 0, (size_t)W * 8);
+        bool any = false;
         for (uint32_t k = b->flt_at[a]; k < b->flt_at[a + 1]; k++) {
             if (b->flt[k] & 1) ecs__bits_or(d, ecs__row(b, b->flt[k] >> 2, ECS__ROW_NOT), W);
             if (b->flt[k] & 2) ecs__bits_or(d, ecs__row(b, b->flt[k] >> 2, ECS__ROW_AND), W);
         }
-        for (uint32_t k = 0; k < W; k++) row[k] |= tt[k] & ~d[k];
+        for (uint32_t k = 0; k < W; k++) {
+            any |= ((ti[k] | to[k]) & d[k]) != 0;
+            into[k] |= ti[k] & ~d[k];
+            if (out) out[k] |= to[k] & ~d[k];
+        }
+        if (any) b->w->systems[b->sys[a]].disjoint = true;
     }
-    row[a >> 6] &= ~(1ull << (a & 63));
-    for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++)
-        row[b->ind[k] >> 6] &= ~(1ull << (b->ind[k] & 63));
+    uint64_t *rows[2] = {into, out};
+    for (int r = 0; r < 2 && rows[r]; r++) {
+        rows[r][a >> 6] &= ~(1ull << (a & 63));
+        for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++)
+            rows[r][b->ind[k] >> 6] &= ~(1ull << (b->ind[k] & 63));
+    }
+}
+/* Every system that conflicts with a (row), with scratch for out. */
+static void ecs__conflicts(const ecs__build *b, uint32_t a, uint64_t *row, uint64_t *out) {
+    ecs__into_out(b, a, row, out);
+    for (uint32_t k = 0; k < b->words; k++) row[k] |= out[k];
 }
 
 /* The lowest id a writes and c accesses, as the conflict rules count it
@@ -2872,7 +2892,7 @@ static bool ecs__infer_push(ecs__build *b, uint32_t from, uint32_t to) {
 static bool ecs__infer_insertion(ecs__build *b, const ecs__comps *dc) {
     uint32_t m = b->m, W = b->words;
     uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)m * W, 8);
-    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8);
+    uint64_t *cand = (uint64_t *)ecs__tmp(b, 2 * (size_t)W, 8);
     uint32_t *first = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
     uint32_t *last = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
     if (!anc || !cand || !first || !last) return false;
@@ -2896,7 +2916,7 @@ static bool ecs__infer_insertion(ecs__build *b, const ecs__comps *dc) {
                     uint32_t p = b->din[e];
                     if (first[p] != f && !ecs__bit(row, p)) ECS__ANC_ADD(row, p);
                 }
-        ecs__conflicts(b, j, cand);
+        ecs__conflicts(b, j, cand, cand + W);
         for (uint32_t k = (f >> 6) + 1; k-- > 0;) {
             uint64_t mask = k == (f >> 6) ? (1ull << (f & 63)) - 1 : ~0ull, bits;
             while ((bits = cand[k] & ~row[k] & mask)) {
@@ -2920,20 +2940,18 @@ static bool ecs__infer_insertion(ecs__build *b, const ecs__comps *dc) {
    orders them (ddesc: the declared closure, rows per declared component). */
 static bool ecs__infer_writers(ecs__build *b, const uint64_t *ddesc, const uint32_t *dcomp) {
     uint32_t m = b->m, W = b->words;
-    uint64_t *cand = (uint64_t *)ecs__tmp(b, W, 8);
-    if (!cand) return false;
+    uint64_t *into = (uint64_t *)ecs__tmp(b, 2 * (size_t)W, 8), *out = into + W;
+    if (!into) return false;
     for (uint32_t r = 0; r < m; r++) {
-        ecs__conflicts(b, r, cand);
+        ecs__into_out(b, r, into, out);
         const uint64_t *dr = ddesc + (size_t)dcomp[r] * W;
         for (uint32_t k = 0; k < W; k++)
-            for (uint64_t bits = cand[k] & ~dr[k]; bits; bits &= bits - 1) {
+            for (uint64_t bits = into[k] & ~out[k] & ~dr[k]; bits; bits &= bits - 1) {
                 uint32_t w = k * 64 + ecs__lsb(bits);
-                if (ecs__bit(ddesc + (size_t)dcomp[w] * W, r)) continue;   /* declared w -> r */
-                if (ecs__writes_into(b, w, r) && !ecs__writes_into(b, r, w) && !ecs__infer_push(b, w, r))
-                    return false;
+                if (!ecs__bit(ddesc + (size_t)dcomp[w] * W, r) && !ecs__infer_push(b, w, r)) return false;
             }
     }
-    ecs__tmp_release(b, cand);
+    ecs__tmp_release(b, into);
     return true;
 }
 
@@ -2980,19 +2998,43 @@ static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj, 
 /* ---- report building: problems, notes, their loop and member arrays and
    messages live in growing arrays; pointers into them are fixed up when the
    build is done. At most ECS__REPORT_CAP of each are listed. */
+/* Appends to the report's text. Its own printf, in one pass: only %s, %u
+   and %d (a validation may format thousands of messages). */
 static bool ecs__text(ecs_world *w, const char *fmt, ...) {
     ecs__graph *g = &w->graph;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    bool ok = true;
+    for (const char *f = fmt; *f && ok; f++) {
+        const char *piece = f;
+        char num[16];
+        size_t len;
+        if (*f != '%') {
+            len = strcspn(f, "%");
+            f += len - 1;
+        } else if (f[1] == 's') {
+            piece = va_arg(ap, const char *);
+            len = strlen(piece);
+            f++;
+        } else if (f[1] == 'u' || f[1] == 'd') {
+            long long v = f[1] == 'u' ? (long long)va_arg(ap, unsigned) : (long long)va_arg(ap, int);
+            unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
+            char *e = num + sizeof num;
+            do { *--e = (char)('0' + u % 10); u /= 10; } while (u);
+            if (v < 0) *--e = '-';
+            piece = e;
+            len = (size_t)(num + sizeof num - e);
+            f++;
+        } else {   /* %% */
+            len = 1;
+            f++;
+        }
+        ok = ECS__RESERVE(w, g->text, g->text_cap, (size_t)g->text_size + len + 2);
+        if (ok) { memcpy(g->text + g->text_size, piece, len); g->text_size += (uint32_t)len; }
+    }
     va_end(ap);
-    if (n < 0 || !ECS__RESERVE(w, g->text, g->text_cap, (size_t)g->text_size + (size_t)n + 2))
-        return false;
-    va_start(ap, fmt);
-    vsnprintf(g->text + g->text_size, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    g->text_size += (uint32_t)n;
-    return true;
+    if (ok) g->text[g->text_size] = 0;
+    return ok;
 }
 /* Whether one more problem (note) is listed; if not it is only counted. */
 static bool ecs__listed(ecs_world *w, bool note) {
@@ -3284,7 +3326,8 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         ecs__comps dc;
         if (!ecs__csr(&b, dpairs, dn, false, &b.dout_at, &b.dout, NULL, NULL) ||
             !ecs__csr(&b, dpairs, dn, true, &b.din_at, &b.din, NULL, NULL) ||
-            !ecs__components(&b, b.dout_at, b.dout, &dc) || !ecs__run_order(&b, &dc, pos))
+            !ecs__components(&b, b.dout_at, b.dout, &dc) ||
+            !ecs__run_order(&b, &dc, b.dout_at, b.dout, b.din_at, b.din, pos))
             goto done;
         uint32_t *reg = (uint32_t *)ecs__tmp(&b, m, sizeof(uint32_t));
         if (!reg) goto done;
@@ -3358,8 +3401,9 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     b.ids = ids;
     for (uint32_t x = 1; x < ids; x++) compact[b.id_of[x]] = ECS__NONE;   /* for the next stage */
     b.rows = (uint64_t *)ecs__tmp(&b, (size_t)ids * ECS__ROWS * W, 8);
-    b.scratch = (uint64_t *)ecs__tmp(&b, (size_t)2 * W, 8);
-    if (!b.rows || !b.scratch) goto done;
+    b.scratch = (uint64_t *)ecs__tmp(&b, (size_t)3 * W, 8);
+    b.filtered = (uint32_t *)ecs__tmp(&b, ids, sizeof(uint32_t));
+    if (!b.rows || !b.scratch || !b.filtered) goto done;
     for (uint32_t a = 0; a < m; a++) {
         for (uint32_t k = b.acc_at[a]; k < b.acc_at[a + 1]; k++) {
             uint32_t x = b.acc[k].id, how = b.acc[k].how;
@@ -3367,28 +3411,16 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
             if (how & ECS__TW) ecs__bit_set(ecs__row(&b, x, ECS__ROW_TW), a);
             if (how & ECS__LR) ecs__bit_set(ecs__row(&b, x, ECS__ROW_LA), a);
             if (how & ECS__LW) ecs__bit_set(ecs__row(&b, x, ECS__ROW_LW), a);
+            ecs__bit_set(ecs__row(&b, x, ECS__ROW_AA), a);
+            if (how & (ECS__TW | ECS__LW)) ecs__bit_set(ecs__row(&b, x, ECS__ROW_AW), a);
         }
         for (uint32_t k = b.flt_at[a]; k < b.flt_at[a + 1]; k++) {
             if (b.flt[k] & 1) ecs__bit_set(ecs__row(&b, b.flt[k] >> 2, ECS__ROW_AND), a);
             if (b.flt[k] & 2) ecs__bit_set(ecs__row(&b, b.flt[k] >> 2, ECS__ROW_NOT), a);
+            b.filtered[b.flt[k] >> 2] |= b.flt[k] & 3;
         }
     }
-    /* a system that some other may pass through disjointness: the access
-       checks then hold its term-only ids to the tables its query matches */
-    for (uint32_t a = 0; a < m; a++) {
-        ecs__system *s = &w->systems[b.sys[a]];
-        s->disjoint = false;
-        for (uint32_t k = b.flt_at[a]; k < b.flt_at[a + 1] && !s->disjoint; k++)
-            for (int f = 1; f <= 2; f++) {
-                if (!(b.flt[k] & (uint32_t)f)) continue;
-                const uint64_t *other = ecs__row(&b, b.flt[k] >> 2, f == 1 ? ECS__ROW_NOT : ECS__ROW_AND);
-                for (uint32_t i = b.acc_at[a]; i < b.acc_at[a + 1] && !s->disjoint; i++) {
-                    if (!(b.acc[i].how & ECS__TR)) continue;
-                    const uint64_t *terms = ecs__row(&b, b.acc[i].id, ECS__ROW_TA);
-                    for (uint32_t q = 0; q < W && !s->disjoint; q++) s->disjoint = (other[q] & terms[q]) != 0;
-                }
-            }
-    }
+    for (uint32_t a = 0; a < m; a++) w->systems[b.sys[a]].disjoint = false;   /* set by ecs__into_out */
 
     /* independent_of partners that conflict run in any order, never at once */
     uint32_t xn = 0;
@@ -3424,6 +3456,7 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
 
     /* the final graph: declared and inferred edges */
     uint32_t fn = dn + b.inferred_count, *fout_at = b.dout_at, *fout = b.dout, *fout_eid = dout_eid;
+    uint32_t *fin_at = b.din_at, *fin = b.din;
     if (b.inferred_count) {
         uint64_t *all = (uint64_t *)ecs__tmp(&b, fn, 8);
         uint32_t *eid = (uint32_t *)ecs__tmp(&b, fn, sizeof(uint32_t));
@@ -3432,7 +3465,9 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         memcpy(all + dn, b.inferred, (size_t)b.inferred_count * 8);
         memcpy(eid, deid, (size_t)dn * sizeof *eid);
         for (uint32_t i = dn; i < fn; i++) eid[i] = ECS__NONE;
-        if (!ecs__csr(&b, all, fn, false, &fout_at, &fout, eid, &fout_eid)) goto done;
+        if (!ecs__csr(&b, all, fn, false, &fout_at, &fout, eid, &fout_eid) ||
+            !ecs__csr(&b, all, fn, true, &fin_at, &fin, NULL, NULL))
+            goto done;
         ecs__tmp_release(&b, all);
         ecs__tmp_release(&b, eid);
         if (w->order == ECS_ORDER_INSERTION) {   /* for the DOT export */
@@ -3484,10 +3519,10 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     /* races: a conflicting pair that no path orders (never in INSERTION
        order, which orders every conflicting pair) */
     if (w->order != ECS_ORDER_INSERTION) {
-        uint64_t *cand = (uint64_t *)ecs__tmp(&b, W, 8);
+        uint64_t *cand = (uint64_t *)ecs__tmp(&b, 2 * (size_t)W, 8);
         if (!cand) goto done;
         for (uint32_t a = 0; a < m; a++) {
-            ecs__conflicts(&b, a, cand);
+            ecs__conflicts(&b, a, cand, cand + W);
             const uint64_t *da = sg->desc + (size_t)fc.of[a] * W;
             for (uint32_t k = a >> 6; k < W; k++) {
                 uint64_t bits = cand[k] & ~da[k];
@@ -3506,30 +3541,32 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         if (!ddesc && (!(ddesc = (uint64_t *)ecs__tmp(&b, (size_t)dc.count * W, 8)) ||
                        !ecs__closure(&b, b.dout_at, b.dout, &dc, ddesc)))
             goto done;
-        uint64_t *cand = (uint64_t *)ecs__tmp(&b, W, 8);
-        if (!cand) goto done;
+        uint64_t *into = (uint64_t *)ecs__tmp(&b, 2 * (size_t)W, 8), *out = into + W;
+        if (!into) goto done;
         for (uint32_t a = 0; a < m; a++) {
-            ecs__conflicts(&b, a, cand);
+            ecs__into_out(&b, a, into, out);
             const uint64_t *da = sg->desc + (size_t)fc.of[a] * W, *dd = ddesc + (size_t)dc.of[a] * W;
-            for (uint32_t k = 0; k < W; k++)
-                for (uint64_t bits = cand[k] & da[k] & ~dd[k]; bits; bits &= bits - 1) {
-                    uint32_t c = k * 64 + ecs__lsb(bits), x = ecs__written_into(&b, c, a);
-                    if (x != ECS__NONE && ECS__REACHES(c, a)) continue;   /* a loop: a CYCLE already */
-                    if (x != ECS__NONE && !ecs__writes_into(&b, a, c) && !ecs__read_note(&b, a, c, x)) goto done;
+            bool cyclic = fc.start[fc.of[a] + 1] - fc.start[fc.of[a]] > 1;
+            for (uint32_t k = 0; k < W; k++) {
+                uint64_t bits = into[k] & ~out[k] & da[k] & ~dd[k];
+                if (!bits) continue;
+                if (!cyclic && g->note_count >= ECS__REPORT_CAP) { g->notes_omitted += ecs__popcount(bits); continue; }
+                for (; bits; bits &= bits - 1) {
+                    uint32_t c = k * 64 + ecs__lsb(bits);
+                    if (ECS__REACHES(c, a)) continue;   /* a loop: a CYCLE already */
+                    if (!ecs__read_note(&b, a, c, ecs__written_into(&b, c, a))) goto done;
                 }
+            }
         }
     }
 #undef ECS__REACHES
 
-    /* the execution graph: transitive reduction, ordered by reach size */
+    /* the execution graph: transitive reduction, in a topological order
+       that keeps the run order wherever the final graph allows (the inline
+       order of a stage on one thread) */
     if (!sg->cyclic) {
         uint32_t *key = (uint32_t *)ecs__tmp(&b, m, sizeof *key);
-        if (!key) goto done;
-        for (uint32_t v = 0; v < m; v++) {
-            uint32_t bits = 0;
-            for (uint32_t k = 0; k < W; k++) bits += ecs__popcount(sg->desc[(size_t)fc.of[v] * W + k]);
-            key[v] = m - bits;   /* a system comes before everything it reaches */
-        }
+        if (!key || !ecs__run_order(&b, &fc, fout_at, fout, fin_at, fin, key)) goto done;
         if (!ecs__reduce(&b, fout_at, fout, sg->desc, sg->row_of, key)) goto done;
         if (w->order == ECS_ORDER_WRITERS_FIRST)   /* the inferred edges that matter, for DOT */
             for (uint32_t v = 0; v < m; v++)

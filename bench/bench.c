@@ -1152,6 +1152,8 @@ static int tiny_rows(abs_row *out, bool entities) {
 
 /* ---- ecs_validate on random graphs ---- */
 enum { VAL_IDS = 256, VAL_EDGES = 4, VAL_ACCESS = 4 };
+enum { VAL_FORWARD, VAL_RANDOM_DIR, VAL_CYCLES, VAL_RING };   /* edge shapes */
+static const char *const val_shape_name[] = {"fwd edges", "random-dir edges", "declared cycles", "one big cycle"};
 
 typedef struct val_graph {
     int m;
@@ -1160,10 +1162,13 @@ typedef struct val_graph {
     ecs_term (*terms)[VAL_ACCESS];   /* ids: 1-based indexes of the world's 256 */
 } val_graph;
 
-/* forward: after names random earlier-registered systems. Otherwise the
-   edges follow a random permutation of registration order: after names
-   systems earlier in the permutation (registered earlier or later). */
-static void val_graph_make(val_graph *g, int m, bool forward, uint64_t seed) {
+/* VAL_FORWARD: after names random earlier-registered systems. VAL_RANDOM_DIR:
+   the edges follow a random permutation of registration order (after names
+   systems earlier in the permutation, registered earlier or later).
+   VAL_CYCLES: as VAL_RANDOM_DIR, plus one backward edge in 1 of 50 systems
+   (loops of every size). VAL_RING: each system after the one registered
+   before it, the first after the last: one cycle through all. */
+static void val_graph_make(val_graph *g, int m, int shape, uint64_t seed) {
     g->m = m;
     g->names = malloc((size_t)m * sizeof *g->names);
     g->after = malloc((size_t)m * sizeof *g->after);
@@ -1172,7 +1177,7 @@ static void val_graph_make(val_graph *g, int m, bool forward, uint64_t seed) {
     NEED(g->names && g->after && g->terms && perm && pos, "out of memory");
     rng_seed(seed);
     for (int i = 0; i < m; i++) perm[i] = i;
-    if (!forward)
+    if (shape == VAL_RANDOM_DIR || shape == VAL_CYCLES)
         for (int i = m - 1; i > 0; i--) {
             int j = (int)rng_below((uint32_t)i + 1), t = perm[i];
             perm[i] = perm[j]; perm[j] = t;
@@ -1181,6 +1186,7 @@ static void val_graph_make(val_graph *g, int m, bool forward, uint64_t seed) {
     for (int s = 0; s < m; s++) {
         snprintf(g->names[s], sizeof g->names[s], "sys%d", s);
         int p = pos[s], n = p < VAL_EDGES ? p : VAL_EDGES;
+        if (shape == VAL_RING) n = 0;
         for (int k = 0; k < VAL_EDGES; k++) {
             int pick = -1;
             if (k < n)
@@ -1191,6 +1197,9 @@ static void val_graph_make(val_graph *g, int m, bool forward, uint64_t seed) {
                 }
             g->after[s][k] = pick;
         }
+        if (shape == VAL_RING) g->after[s][0] = (s + m - 1) % m;
+        if (shape == VAL_CYCLES && p + 1 < m && n < VAL_EDGES && rng_below(50) == 0)
+            g->after[s][n] = perm[p + 1 + (int)rng_below((uint32_t)(m - p - 1))];   /* backward */
         for (int k = 0; k < VAL_ACCESS; k++) {
             ecs_id id = 0;
             for (bool dup = true; dup;) {
@@ -1206,8 +1215,24 @@ static void val_graph_make(val_graph *g, int m, bool forward, uint64_t seed) {
 }
 static void val_graph_free(val_graph *g) { free(g->names); free(g->after); free(g->terms); }
 
-static ecs_world *val_world(const val_graph *g, ecs_order order) {
-    ecs_world *w = world_threads(1, order);
+/* An allocator that knows its peak: blocks carry their size. */
+typedef struct val_mem { size_t now, peak; } val_mem;
+static void *val_realloc(void *p, size_t n, void *user) {
+    val_mem *m = user;
+    size_t *old = p ? (size_t *)p - 2 : NULL, was = old ? old[0] : 0;
+    if (n == 0) { if (old) { m->now -= was; free(old); } return NULL; }
+    size_t *q = realloc(old, n + 2 * sizeof(size_t));
+    if (!q) return NULL;
+    q[0] = n;
+    m->now += n - was;
+    if (m->now > m->peak) m->peak = m->now;
+    return q + 2;
+}
+
+static ecs_world *val_world(const val_graph *g, ecs_order order, val_mem *mem) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1, .order = order, .realloc_fn = val_realloc,
+                                                    .alloc_user = mem});
+    NEED(w, "ecs_world_new failed");
     ecs_id cids[VAL_IDS + 1];
     for (int i = 1; i <= VAL_IDS; i++) cids[i] = component_n(w, "C", i, sizeof(float), _Alignof(float));
     for (int s = 0; s < g->m; s++) {
@@ -1223,35 +1248,48 @@ static ecs_world *val_world(const val_graph *g, ecs_order order) {
 }
 
 /* Median ms of ecs_validate, each sample on a fresh world (building it is
-   not timed: ecs_validate caches its result until the systems change). */
-static abs_row bench_validate(int m, bool forward, ecs_order order, double target, int samples) {
+   not timed: ecs_validate caches its result until the systems change); the
+   peak memory it allocated, in *peak_mb. */
+static abs_row bench_validate(int m, int shape, ecs_order order, double target, int samples, double *peak_mb) {
     static const char *const order_name[] = {"INSERTION", "EXPLICIT", "WRITERS_FIRST"};
     abs_row r;
     memset(&r, 0, sizeof r);
-    snprintf(r.name, sizeof r.name, "ecs_validate %dk systems, %s edges, %s", m / 1000,
-             forward ? "fwd" : "random-dir", order_name[order]);
+    snprintf(r.name, sizeof r.name, "ecs_validate %dk systems, %s, %s", m / 1000, val_shape_name[shape],
+             order_name[order]);
     r.unit = "ms";
     r.target = target;
     val_graph g;
-    val_graph_make(&g, m, forward, 0x7A11Dull + (uint64_t)m);
+    val_graph_make(&g, m, shape, 0x7A11Dull + (uint64_t)m);
     double t[MAX_REPS];
-    int races = -1;
+    int races = -1, cycles = 0, notes = 0;
     bool ok = true;
+    *peak_mb = 0;
     for (int k = 0; k < samples; k++) {
-        ecs_world *w = val_world(&g, order);
+        val_mem mem = {0, 0};
+        ecs_world *w = val_world(&g, order, &mem);
         ecs_report rep;
+        size_t before = mem.now;
+        mem.peak = mem.now;
         double t0 = now_ns();
         ecs_result res = ecs_validate(w, &rep);
         t[k] = (now_ns() - t0) / 1e6;
-        int n_races = 0;
+        double mb = (double)(mem.peak - before) / (1 << 20);
+        if (mb > *peak_mb) *peak_mb = mb;
+        int n_races = rep.omitted, n_cycles = 0;
         for (int i = 0; i < rep.count; i++) {
             n_races += rep.problems[i].kind == ECS_PROBLEM_RACE;
-            ok &= rep.problems[i].kind == ECS_PROBLEM_RACE;   /* a DAG: no cycles */
+            n_cycles += rep.problems[i].kind == ECS_PROBLEM_CYCLE;
+            ok &= rep.problems[i].kind == ECS_PROBLEM_RACE || rep.problems[i].kind == ECS_PROBLEM_CYCLE;
         }
+        /* declared loops only where the shape has them; writer-first ones in that mode */
+        ok &= shape >= VAL_CYCLES || order == ECS_ORDER_WRITERS_FIRST || n_cycles == 0;
+        ok &= shape < VAL_CYCLES || n_cycles > 0;
         ok &= res == (rep.count ? ECS_ERR_INVALID_GRAPH : ECS_OK);
-        if (order == ECS_ORDER_INSERTION) ok &= res == ECS_OK;   /* inference orders every conflict */
+        if (order == ECS_ORDER_INSERTION && shape < VAL_CYCLES) ok &= res == ECS_OK;
         ok &= races < 0 || races == n_races;
         races = n_races;
+        cycles = n_cycles;
+        notes = rep.note_count + rep.notes_omitted;
         /* declared edges hold, whatever the mode */
         for (int s = m - 8; s < m; s++)
             for (int e = 0; e < VAL_EDGES && g.after[s][e] >= 0; e++)
@@ -1260,24 +1298,32 @@ static abs_row bench_validate(int m, bool forward, ecs_order order, double targe
     }
     check(ok, r.name, "ecs_validate returned a wrong result");
     r.value = median(t, samples);
-    if (order == ECS_ORDER_INSERTION) snprintf(r.note, sizeof r.note, "ECS_OK");
-    else snprintf(r.note, sizeof r.note, "%d RACE problems reported", races);
+    if (cycles || races) snprintf(r.note, sizeof r.note, "%d CYCLE, %d RACE", cycles, races);
+    else snprintf(r.note, sizeof r.note, "ECS_OK, %d notes", notes);
     val_graph_free(&g);
     return r;
 }
 
 static int validate_rows(abs_row *out) {
     int n = 0;
-    out[n++] = bench_validate(1000, true, ECS_ORDER_INSERTION, 2, reps(31));
-    out[n++] = bench_validate(10000, true, ECS_ORDER_INSERTION, 50, reps(11));
-    /* informational: the general paths (backward edges; the other modes). At
-       10,000 systems they take seconds each, so 3 samples, none in --quick. */
-    static const struct { bool forward; ecs_order order; } general[] = {
-        {false, ECS_ORDER_INSERTION}, {true, ECS_ORDER_WRITERS_FIRST}, {true, ECS_ORDER_EXPLICIT}};
-    for (int i = 0; i < 3; i++) {
-        out[n++] = bench_validate(1000, general[i].forward, general[i].order, -1, reps(11));
-        if (!g_quick) out[n++] = bench_validate(10000, general[i].forward, general[i].order, -1, 3);
-    }
+    double peak = 0, mb;
+    for (int shape = VAL_FORWARD; shape <= VAL_CYCLES; shape++)
+        for (int o = 0; o < 3; o++) {
+            out[n++] = bench_validate(1000, shape, (ecs_order)o, shape == VAL_CYCLES ? -1 : 2, reps(21), &mb);
+            out[n++] = bench_validate(10000, shape, (ecs_order)o, 50, reps(7), &mb);
+            if (mb > peak) peak = mb;
+        }
+    abs_row *r = &out[n++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "peak memory of ecs_validate, 10k systems, any row");
+    r->value = peak; r->unit = "MB"; r->target = 64;
+    if (!g_quick)
+        for (int o = 0; o < 3; o++) {
+            out[n] = bench_validate(100000, VAL_RING, (ecs_order)o, 5000, 1, &mb);
+            snprintf(out[n].note, sizeof out[n].note, "%.0f MB (n^2/8 = %.0f MB)", mb,
+                     1e10 / 8 / (1 << 20));
+            n++;
+        }
     return n;
 }
 
@@ -1419,7 +1465,7 @@ int main(int argc, char **argv) {
 
     abs_header("scheduler frames and ecs_validate, absolute (medians; validate: a fresh world per "
                "sample, building it not timed)");
-    abs_row ar[16];
+    abs_row ar[48];
     int an = 0;
     an += tiny_rows(ar + an, true);
     for (int i = 0; i < an; i++) abs_print(&ar[i]);
