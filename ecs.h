@@ -965,6 +965,7 @@ typedef struct ecs__system {
     char *name;              /* one allocation: the name, then the dependency names */
     ecs_id access[3 * ECS_MAX_TERMS];    /* declared ids, for the debug access checks */
     bool access_write[3 * ECS_MAX_TERMS];
+    bool access_list[3 * ECS_MAX_TERMS]; /* declared in reads/writes, not only by its terms */
     int access_count;
     ecs_system_fn fn;
     void *ctx;
@@ -1291,10 +1292,23 @@ static int ecs__declared(const ecs__system *s, ecs_id id) {   /* index in access
     return -1;
 }
 
+static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id);
+
+/* Whether a system's query matches table t (its AND and NOT terms). */
+static bool ecs__system_matches(const ecs__system *s, const ecs__table *t) {
+    for (int k = 0; k < s->term_count; k++) {
+        bool has = ecs__table_find_id(t, s->terms[k].id) >= 0;
+        if ((s->terms[k].oper == ECS_AND && !has) || (s->terms[k].oper == ECS_NOT && has)) return false;
+    }
+    return true;
+}
+
 /* ecs_get (write false), ecs_get_mut / ecs_set (write true) of entity e (0
    for a resource) inside a system: the id must be declared, for writing if
    write; a chunked system's other chunks write what it writes, so there it
-   may only touch its own batch's rows. */
+   may only touch its own batch's rows. An id declared only by the terms of a
+   system that validation let run beside a disjoint query covers only the
+   tables its query matches. */
 static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write, ecs_entity e) {
     const ecs__tctx *tc = NULL;
     const ecs__system *s = ecs__checked(w, &tc);
@@ -1303,6 +1317,14 @@ static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool w
     if (i < 0 || (write && !s->access_write[i])) {
         ecs__refuse(w, "%s: system \"%s\" did not declare %s access to \"%s\"; add it to its "
                     "terms, reads or writes", fn, s->name, write ? "write" : "read", w->ids[id].name);
+        return false;
+    }
+    if (s->disjoint && !s->access_list[i] && e &&
+        !ecs__system_matches(s, w->tables[w->records[ecs__index(e)].table])) {
+        ecs__refuse(w, "%s: system \"%s\" declares \"%s\" only through its query terms, and runs beside a "
+                    "system whose query is disjoint from its own, so it may touch \"%s\" only on entities "
+                    "its query matches; add \"%s\" to its %s", fn, s->name, w->ids[id].name,
+                    w->ids[id].name, w->ids[id].name, write ? "writes" : "reads");
         return false;
     }
     if (s->chunk_size > 0 && s->access_write[i]) {
@@ -1344,6 +1366,21 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
                         "query reads in every table while its other chunks write it; drop "
                         "chunk_size, or iterate in an unchunked system", s->name, w->ids[t->id].name);
             return false;
+        }
+        if (s->disjoint && !s->access_list[i]) {   /* the query must stay inside the system's tables */
+            for (int f = 0; f < s->term_count; f++) {
+                const ecs_term *st = &s->terms[f];
+                if (st->oper == ECS_OPTIONAL) continue;
+                int g = 0;
+                while (g < q->term_count && !(q->terms[g].id == st->id && q->terms[g].oper == st->oper)) g++;
+                if (g < q->term_count) continue;
+                ecs__refuse(w, "ecs_query_iter: system \"%s\" declares \"%s\" only through its query terms, "
+                            "and runs beside a system whose query is disjoint from its own, so a nested query "
+                            "over \"%s\" needs the term %s%s of its query (or \"%s\" in its %s)", s->name,
+                            w->ids[t->id].name, w->ids[t->id].name, st->oper == ECS_NOT ? "NOT " : "",
+                            w->ids[st->id].name, w->ids[t->id].name, write ? "writes" : "reads");
+                return false;
+            }
         }
     }
     return true;
@@ -2515,8 +2552,12 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
             bool write = part == 2 || (part == 0 && (d->terms[at].access & ECS_WRITE));
             int i = 0;
             while (i < s->access_count && s->access[i] != id) i++;
-            if (i == s->access_count) { s->access[s->access_count++] = id; s->access_write[i] = false; }
+            if (i == s->access_count) {
+                s->access[s->access_count++] = id;
+                s->access_write[i] = s->access_list[i] = false;
+            }
             s->access_write[i] |= write;
+            s->access_list[i] |= part > 0;
         }
     ecs__map_put(&w->system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->system_count);
     w->graph.built = false;
@@ -2947,8 +2988,10 @@ static bool ecs__infer_writers(ecs__build *b, const uint64_t *ddesc, const uint3
         const uint64_t *dr = ddesc + (size_t)dcomp[r] * W;
         for (uint32_t k = 0; k < W; k++)
             for (uint64_t bits = into[k] & ~out[k] & ~dr[k]; bits; bits &= bits - 1) {
-                uint32_t w = k * 64 + ecs__lsb(bits);
-                if (!ecs__bit(ddesc + (size_t)dcomp[w] * W, r) && !ecs__infer_push(b, w, r)) return false;
+                uint32_t w = k * 64 + ecs__lsb(bits);   /* declared w -> r: w comes first, or a cycle */
+                if (((w > r && dcomp[w] != dcomp[r]) || !ecs__bit(ddesc + (size_t)dcomp[w] * W, r)) &&
+                    !ecs__infer_push(b, w, r))
+                    return false;
             }
     }
     ecs__tmp_release(b, into);
@@ -3541,22 +3584,26 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         if (!ddesc && (!(ddesc = (uint64_t *)ecs__tmp(&b, (size_t)dc.count * W, 8)) ||
                        !ecs__closure(&b, b.dout_at, b.dout, &dc, ddesc)))
             goto done;
-        uint64_t *into = (uint64_t *)ecs__tmp(&b, 2 * (size_t)W, 8), *out = into + W;
+        uint64_t *into = (uint64_t *)ecs__tmp(&b, 3 * (size_t)W, 8), *out = into + W, *same = into + 2 * W;
         if (!into) goto done;
-        for (uint32_t a = 0; a < m; a++) {
-            ecs__into_out(&b, a, into, out);
-            const uint64_t *da = sg->desc + (size_t)fc.of[a] * W, *dd = ddesc + (size_t)dc.of[a] * W;
-            bool cyclic = fc.start[fc.of[a] + 1] - fc.start[fc.of[a]] > 1;
-            for (uint32_t k = 0; k < W; k++) {
-                uint64_t bits = into[k] & ~out[k] & da[k] & ~dd[k];
-                if (!bits) continue;
-                if (!cyclic && g->note_count >= ECS__REPORT_CAP) { g->notes_omitted += ecs__popcount(bits); continue; }
-                for (; bits; bits &= bits - 1) {
-                    uint32_t c = k * 64 + ecs__lsb(bits);
-                    if (ECS__REACHES(c, a)) continue;   /* a loop: a CYCLE already */
-                    if (!ecs__read_note(&b, a, c, ecs__written_into(&b, c, a))) goto done;
+        for (uint32_t comp = 0; comp < fc.count; comp++) {   /* a loop's own pairs are a CYCLE already */
+            const uint32_t *members = fc.emit + fc.start[comp];
+            uint32_t count = fc.start[comp + 1] - fc.start[comp];
+            for (uint32_t i = 0; i < count; i++) ecs__bit_set(same, members[i]);
+            for (uint32_t i = 0; i < count; i++) {
+                uint32_t a = members[i];
+                ecs__into_out(&b, a, into, out);
+                const uint64_t *da = sg->desc + (size_t)comp * W, *dd = ddesc + (size_t)dc.of[a] * W;
+                for (uint32_t k = 0; k < W; k++) {
+                    uint64_t bits = into[k] & ~out[k] & da[k] & ~dd[k] & ~same[k];
+                    if (bits && g->note_count >= ECS__REPORT_CAP) g->notes_omitted += ecs__popcount(bits);
+                    else
+                        for (; bits; bits &= bits - 1)
+                            if (!ecs__read_note(&b, a, k * 64 + ecs__lsb(bits), ecs__written_into(&b, k * 64 + ecs__lsb(bits), a)))
+                                goto done;
                 }
             }
+            for (uint32_t i = 0; i < count; i++) same[members[i] >> 6] = 0;
         }
     }
 #undef ECS__REACHES

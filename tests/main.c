@@ -19,6 +19,8 @@ void suite_sched(void);
 void suite_soak(void);
 void suite_safety(void);
 void suite_hardening(void);
+void suite_validation(void);
+void suite_stress(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -41,6 +43,8 @@ int main(int argc, char **argv) {
     suite_soak();
     suite_safety();
     suite_hardening();
+    suite_validation();
+    suite_stress();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
