@@ -161,11 +161,14 @@ ECS_API const char *ecs_result_str(ecs_result r);
 
 /* ---- >>api: world -------------------------------------------------------- */
 typedef enum ecs_order {
-    ECS_ORDER_INSERTION = 0,  /* unordered conflicting systems run in
-                                 registration order (an edge is inferred) */
+    ECS_ORDER_INSERTION = 0,  /* unordered conflicting systems run in the stage's
+                                 run order: registration order, as far as declared
+                                 order allows (an edge is inferred; never a race) */
     ECS_ORDER_EXPLICIT,       /* only declared order; an unordered conflict is a RACE */
-    ECS_ORDER_WRITERS_FIRST   /* a writer runs before readers of the same data;
-                                 two unordered writers are a RACE */
+    ECS_ORDER_WRITERS_FIRST   /* a writer runs before readers of the same data unless
+                                 declared order says otherwise; two systems that each
+                                 write what the other accesses are a RACE; writer-first
+                                 edges that close a loop are a CYCLE */
 } ecs_order;
 
 typedef struct ecs_world_desc {
@@ -397,10 +400,13 @@ ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage);  /* NUL
 ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. count - 1 */
 
 /* Two systems CONFLICT on an id when both access it and at least one writes
-   it (terms with ECS_WRITE, or writes). NOT terms access nothing. Systems in
-   different stages never conflict; an EXCLUSIVE system conflicts with every
-   other system of its stage (and at run time it runs alone even next to a
-   system it lists in independent_of). */
+   it (terms with ECS_WRITE, or writes). NOT terms access nothing. Two queries
+   that can never match the same table (an AND term on an id in one, a NOT
+   term on it in the other) do not conflict through their terms (their reads
+   and writes lists still do). Systems in different stages never conflict; an
+   EXCLUSIVE system conflicts with every other system of its stage.
+   independent_of frees the order of two systems, never their data: if they
+   conflict, they run in either order but never at the same time. */
 
 /* ---- >>api: validation --------------------------------------------------- */
 typedef enum ecs_problem_kind {
@@ -444,9 +450,14 @@ typedef struct ecs_report {
 } ecs_report;
 
 /* Builds the system graph (explicit, stage and inferred order; see
-   ecs_world_desc.order) and checks it. ECS_OK iff there are no problems,
-   ECS_ERR_INVALID_GRAPH otherwise, ECS_ERR_NOMEM if it could not finish.
-   out (may be NULL) receives the report, valid until the next validation. */
+   ecs_world_desc.order) and checks it. ECS_OK iff there are no problems
+   (notes never count), ECS_ERR_INVALID_GRAPH otherwise, ECS_ERR_NOMEM if it
+   could not finish. out (may be NULL) receives the report, valid until the
+   next validation. One CYCLE per strongly connected component with a loop
+   (the loop shown is a shortest one: of all loops in components of modest
+   size, else of those through its first-registered system); one RACE per
+   unordered conflicting pair; at most 10,000 problems and 10,000 notes are
+   listed, the rest counted in omitted / notes_omitted. */
 ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out);
 /* One problem per line, then a summary line. */
 ECS_API void ecs_report_print(const ecs_report *r, FILE *out);
