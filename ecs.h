@@ -2992,8 +2992,9 @@ static bool ecs__infer_insertion(ecs__build *b, const ecs__comps *dc) {
    orders them (ddesc: the declared closure, rows per declared component). */
 static bool ecs__infer_writers(ecs__build *b, const uint64_t *ddesc, const uint32_t *dcomp) {
     uint32_t m = b->m, W = b->words;
-    uint64_t *into = (uint64_t *)ecs__tmp(b, 2 * (size_t)W, 8), *out = into + W;
+    uint64_t *into = (uint64_t *)ecs__tmp(b, 2 * (size_t)W, 8);
     if (!into) return false;
+    uint64_t *out = into + W;
     for (uint32_t r = 0; r < m; r++) {
         ecs__into_out(b, r, into, out);
         const uint64_t *dr = ddesc + (size_t)dcomp[r] * W;
@@ -3595,8 +3596,9 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         if (!ddesc && (!(ddesc = (uint64_t *)ecs__tmp(&b, (size_t)dc.count * W, 8)) ||
                        !ecs__closure(&b, b.dout_at, b.dout, &dc, ddesc)))
             goto done;
-        uint64_t *into = (uint64_t *)ecs__tmp(&b, 3 * (size_t)W, 8), *out = into + W, *same = into + 2 * W;
+        uint64_t *into = (uint64_t *)ecs__tmp(&b, 3 * (size_t)W, 8);
         if (!into) goto done;
+        uint64_t *out = into + W, *same = into + 2 * W;
         for (uint32_t comp = 0; comp < fc.count; comp++) {   /* a loop's own pairs are a CYCLE already */
             const uint32_t *members = fc.emit + fc.start[comp];
             uint32_t count = fc.start[comp + 1] - fc.start[comp];

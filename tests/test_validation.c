@@ -226,7 +226,59 @@ TEST(validation_message_shapes) {
     ecs_world_free(w);
 }
 
+/* Every allocation of a validation fails in turn, in every mode, on a graph
+   with inference, notes, a disjoint pair, races and a loop: ECS_ERR_NOMEM,
+   then the same report as without failures. */
+typedef struct vl_fail { long requests, fail_at; } vl_fail;
+static void *vl_realloc(void *p, size_t n, void *user) {
+    vl_fail *f = (vl_fail *)user;
+    if (n == 0) { free(p); return NULL; }
+    if (++f->requests == f->fail_at) return NULL;
+    return realloc(p, n);
+}
+static ecs_world *vl_graph(ecs_order order, vl_fail *f) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1, .order = order, .realloc_fn = vl_realloc,
+                                                    .alloc_user = f});
+    if (!w) return NULL;
+    ecs_id x = ecs_component(w, "X", 4, 0), y = ecs_component(w, "Y", 4, 0), z = ecs_component(w, "Z", 0, 0);
+    ecs_system_add(w, &(ecs_system_desc){.name = "R", .fn = vl_nop, .reads = {x}});
+    ecs_system_add(w, &(ecs_system_desc){.name = "A", .fn = vl_nop, .writes = {x}, .reads = {y}});
+    ecs_system_add(w, &(ecs_system_desc){.name = "B", .fn = vl_nop, .terms = {{y, ECS_WRITE, ECS_AND}, {z, 0, ECS_NOT}}});
+    ecs_system_add(w, &(ecs_system_desc){.name = "C", .fn = vl_nop, .terms = {{y, ECS_WRITE, ECS_AND}, {z, 0, ECS_AND}}});
+    ecs_system_add(w, &(ecs_system_desc){.name = "D", .fn = vl_nop, .reads = {x}, .writes = {y}, .after = {"E"}});
+    ecs_system_add(w, &(ecs_system_desc){.name = "E", .fn = vl_nop, .after = {"D"}});
+    return w;
+}
+TEST(validation_out_of_memory_sweep) {
+    for (int o = 0; o < 3; o++) {
+        vl_fail f = {0, 0};
+        ecs_world *w = vl_graph((ecs_order)o, &f);
+        REQUIRE(w);
+        ecs_report ref;
+        long before = f.requests;
+        ecs_result want = ecs_validate(w, &ref);
+        long total = f.requests - before;
+        int count = ref.count, notes = ref.note_count;
+        char first[512];
+        snprintf(first, sizeof first, "%s", count ? ref.problems[0].message : "");
+        ecs_world_free(w);
+        CHECK(want == ECS_ERR_INVALID_GRAPH);
+        for (long i = 1; i <= total; i++) {
+            vl_fail g = {0, 0};
+            w = vl_graph((ecs_order)o, &g);
+            REQUIRE(w);
+            g.fail_at = g.requests + i;
+            ecs_report r;
+            CHECKF(ecs_validate(w, &r) == ECS_ERR_NOMEM, "order %d, allocation %ld", o, i);
+            CHECK(ecs_validate(w, &r) == want && r.count == count && r.note_count == notes &&
+                  (!count || !strcmp(r.problems[0].message, first)));
+            ecs_world_free(w);
+        }
+    }
+}
+
 void suite_validation(void) {
+    RUN(validation_out_of_memory_sweep);
     RUN(validation_disjoint_queries);
 #if ECS_CHECK_ACCESS
     RUN(validation_disjoint_access_checked);
