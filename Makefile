@@ -2,6 +2,7 @@
 #   make run     the showcase
 #   make test    every test configuration (gcc/clang, sanitizers, release, C++)
 #   make bench   the benchmarks (-O3 -DNDEBUG), printed as ratios to plain arrays
+#   make fuzz    the API fuzzer (libFuzzer) for FUZZ_SECONDS (default 300)
 
 CC      ?= cc
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Werror
@@ -47,7 +48,7 @@ test-release: $(BUILD)/tests_release
 test-gen4: $(BUILD)/tests_gen4
 	@echo "== gcc -O2 -DNDEBUG, 4-bit generations, 16-bit command-buffer serials"; $< | tee -a $(BUILD)/summary
 test-tsan: $(BUILD)/tests_tsan
-	@echo "== gcc ThreadSanitizer (pthreads), scheduler tests"; TSAN_OPTIONS=halt_on_error=1 $< -f sched_ | tee -a $(BUILD)/summary
+	@echo "== gcc ThreadSanitizer (pthreads), scheduler tests, reduced scale"; TSAN_OPTIONS=halt_on_error=1 $< -f sched_ --scale 30 | tee -a $(BUILD)/summary
 test-helgrind: $(BUILD)/tests_hg
 	@echo "== valgrind helgrind (C11 threads), scheduler tests, reduced scale"
 	valgrind --tool=helgrind -q --error-exitcode=3 $< -f sched_ --scale 20 | tee -a $(BUILD)/summary
@@ -81,7 +82,7 @@ test-readme: README.md ecs.h | $(BUILD)
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary
 	@$(MAKE) --no-print-directory test-cxx test-readme test-examples test-asan test-release test-gen4 \
-		test-nothreads test-tsan test-helgrind
+		test-nothreads test-fuzz-corpus test-tsan test-helgrind
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary
 
 # ---- examples ------------------------------------------------------------
@@ -101,3 +102,5 @@ bench: $(BUILD)/bench
 
 clean:
 	rm -rf $(BUILD)
+
+include tests/fuzz.mk

@@ -3053,39 +3053,43 @@ static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj, 
 /* ---- report building: problems, notes, their loop and member arrays and
    messages live in growing arrays; pointers into them are fixed up when the
    build is done. At most ECS__REPORT_CAP of each are listed. */
+/* Appends n bytes to the report's text (kept 0-terminated). */
+static bool ecs__text_put(ecs__graph *g, ecs_world *w, const char *p, size_t n) {
+    if ((size_t)g->text_size + n + 2 > g->text_cap &&
+        !ECS__RESERVE(w, g->text, g->text_cap, (size_t)g->text_size + n + 2))
+        return false;
+    memcpy(g->text + g->text_size, p, n);
+    g->text_size += (uint32_t)n;
+    return true;
+}
 /* Appends to the report's text. Its own printf, in one pass: only %s, %u
-   and %d (a validation may format thousands of messages). */
+   and %d (a validation may format ten thousand messages). */
 static bool ecs__text(ecs_world *w, const char *fmt, ...) {
     ecs__graph *g = &w->graph;
     va_list ap;
     va_start(ap, fmt);
     bool ok = true;
-    for (const char *f = fmt; *f && ok; f++) {
-        const char *piece = f;
-        char num[16];
-        size_t len;
+    for (const char *f = fmt; *f && ok;) {
         if (*f != '%') {
-            len = strcspn(f, "%");
-            f += len - 1;
+            size_t n = strcspn(f, "%");
+            ok = ecs__text_put(g, w, f, n);
+            f += n;
         } else if (f[1] == 's') {
-            piece = va_arg(ap, const char *);
-            len = strlen(piece);
-            f++;
+            const char *str = va_arg(ap, const char *);
+            ok = ecs__text_put(g, w, str, strlen(str));
+            f += 2;
         } else if (f[1] == 'u' || f[1] == 'd') {
+            char num[16], *e = num + sizeof num;
             long long v = f[1] == 'u' ? (long long)va_arg(ap, unsigned) : (long long)va_arg(ap, int);
             unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
-            char *e = num + sizeof num;
             do { *--e = (char)('0' + u % 10); u /= 10; } while (u);
             if (v < 0) *--e = '-';
-            piece = e;
-            len = (size_t)(num + sizeof num - e);
-            f++;
+            ok = ecs__text_put(g, w, e, (size_t)(num + sizeof num - e));
+            f += 2;
         } else {   /* %% */
-            len = 1;
-            f++;
+            ok = ecs__text_put(g, w, "%", 1);
+            f += 2;
         }
-        ok = ECS__RESERVE(w, g->text, g->text_cap, (size_t)g->text_size + len + 2);
-        if (ok) { memcpy(g->text + g->text_size, piece, len); g->text_size += (uint32_t)len; }
     }
     va_end(ap);
     if (ok) g->text[g->text_size] = 0;
