@@ -206,6 +206,38 @@ ECS_API ecs_id ecs_component(ecs_world *w, const char *name, size_t size, size_t
 #  define ECS_COMPONENT(w, T) ecs_component((w), #T, sizeof(T), ECS__ALIGNOF(T))
 #endif
 #define ECS_TAG(w, T) ecs_component((w), #T, 0, 0)
+/* Components that own things: lifecycle hooks. Every value is constructed
+   (ctor, default zero bytes) before it is used, moved between tables with
+   move (default memcpy; dst raw, src left raw), assigned by ecs_set /
+   ecs_cmd_set with copy (default memcpy; dst constructed), and destroyed with
+   dtor (remove, destroy, world free). on_add runs after the entity has the
+   id and its value is constructed, on_set after ecs_set / ecs_cmd_set wrote
+   it, on_remove before the value goes away; value is NULL for a tag. Hooks
+   run on the thread that applies the change (the caller, or thread 0 at a
+   sync point), in the deterministic command order; structural calls made in
+   a hook are deferred and applied right after the change that ran it.
+   Inside an ordinary system, ecs_set of a component with on_set returns
+   ECS_ERR_BUSY (use it->commands: the hook then runs at the sync point). */
+typedef void (*ecs_ctor_fn)(void *ptr, int count, void *ctx);
+typedef void (*ecs_copy_fn)(void *dst, const void *src, int count, void *ctx);
+typedef void (*ecs_hook_fn)(ecs_world *w, ecs_entity e, ecs_id id, void *value, void *ctx);
+#define ECS_MAX_ENTITY_FIELDS 8
+typedef struct ecs_component_desc {
+    const char *name;
+    size_t size, align;         /* as ecs_component: size 0 is a tag (only on_add/on_remove) */
+    ecs_ctor_fn ctor, dtor;
+    ecs_copy_fn copy, move;
+    ecs_hook_fn on_add, on_set, on_remove;
+    void *ctx;                  /* passed to every hook */
+    size_t entity_fields[ECS_MAX_ENTITY_FIELDS];   /* offsets of ecs_entity members: a pending
+                                   handle of a command buffer written there by a command of
+                                   that buffer becomes the live handle when it applies */
+    int entity_field_count;
+} ecs_component_desc;
+/* Registers a component with hooks. The same name again with the same desc
+   returns the same id; 0 + ECS_ERR_ARG for a bad desc (or a name already
+   registered otherwise). */
+ECS_API ecs_id ecs_component_init(ecs_world *w, const ecs_component_desc *desc);
 /* The id registered under name, or 0. */
 ECS_API ecs_id ecs_lookup(const ecs_world *w, const char *name);
 /* The name of an id, or NULL if the id is unknown. */
@@ -892,7 +924,14 @@ typedef struct ecs__idinfo {
     char *name;
     uint32_t size, align;
     bool resource;
+    bool lifecycle, events;  /* has ctor/dtor/copy/move; has on_add/on_set/on_remove */
     void *raw, *data;        /* a resource's storage (raw is the allocation) */
+    ecs_ctor_fn ctor, dtor;
+    ecs_copy_fn copy, move;
+    ecs_hook_fn on_add, on_set, on_remove;
+    void *ctx;
+    uint32_t entity_fields[ECS_MAX_ENTITY_FIELDS];
+    int entity_field_count;
 } ecs__idinfo;
 
 /* An entity slot. Free slots chain through row; table == ECS__NONE means the
@@ -931,6 +970,7 @@ typedef struct ecs__table {
     void *entities_raw;
     uint32_t count, cap;
     uint32_t lock;           /* iterators inside: structural changes are ECS_ERR_BUSY */
+    bool hooked;             /* an id with lifecycle hooks or events: the slow paths */
     const ecs_query *lock_query;   /* the query of the latest such iterator, for errors */
     ecs__map edges;          /* (id << 1 | removing) -> ecs__edge_to *, for larger ids */
     ecs__edge_to *edge_lo[2 * ECS__EDGE_LO];   /* [removing * ECS__EDGE_LO + id] */
@@ -976,7 +1016,8 @@ typedef struct ecs__system {
     char *name;              /* one allocation: the name, then the dependency names */
     ecs_id access[3 * ECS_MAX_TERMS];    /* declared ids, for the debug access checks */
     bool access_write[3 * ECS_MAX_TERMS];
-    bool access_list[3 * ECS_MAX_TERMS]; /* declared in reads/writes, not only by its terms */
+    uint8_t access_list[3 * ECS_MAX_TERMS]; /* declared in reads (1) / writes (2), not only by
+                                               its terms */
     int access_count;
     ecs_system_fn fn;
     void *ctx;
@@ -1115,6 +1156,10 @@ struct ecs_world {
     ecs_commands **buffers;  /* user command buffers, freed with the world */
     uint32_t buffer_count, buffer_cap;
     ecs_commands *defer;     /* defer mode's buffer (lazily made) */
+    ecs_commands *hook_buf, *hook_drain;   /* structural calls made in hooks, and the ones
+                                applying (made with the first component that has hooks) */
+    int hook_depth;          /* inside an event hook: structural calls are recorded */
+    bool flushing;
     int defer_depth;
     ECS__ATOMIC(uint64_t) next_serial;
     size_t dropped;
@@ -1330,7 +1375,7 @@ static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool w
                     "terms, reads or writes", fn, s->name, write ? "write" : "read", w->ids[id].name);
         return false;
     }
-    if (s->disjoint && !s->access_list[i] && e &&
+    if (s->disjoint && !(s->access_list[i] & (write ? 2 : 3)) && e &&
         !ecs__system_matches(s, w->tables[w->records[ecs__index(e)].table])) {
         ecs__refuse(w, "%s: system \"%s\" declares \"%s\" only through its query terms, and runs beside a "
                     "system whose query is disjoint from its own, so it may touch \"%s\" only on entities "
@@ -1378,7 +1423,8 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
                         "chunk_size, or iterate in an unchunked system", s->name, w->ids[t->id].name);
             return false;
         }
-        if (s->disjoint && !s->access_list[i]) {   /* the query must stay inside the system's tables */
+        if (s->disjoint && !(s->access_list[i] & (write ? 2 : 3))) {   /* the query must stay inside the
+                                                                      system's tables */
             for (int f = 0; f < s->term_count; f++) {
                 const ecs_term *st = &s->terms[f];
                 if (st->oper == ECS_OPTIONAL) continue;
@@ -1433,6 +1479,10 @@ static ecs_id ecs__id_find(const ecs_world *w, const char *name) {
 static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size_t size,
                             size_t align, bool resource, const void *init) {
     if (!w || ecs__check_running(w, fn)) return 0;
+    if (w->hook_depth) {   /* a hook's caller holds pointers into the id table */
+        ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed inside a component hook", fn);
+        return 0;
+    }
     if (!name || !*name) { ecs__fail(w, ECS_ERR_ARG, "%s: name is NULL or empty", fn); return 0; }
     if (size > INT32_MAX) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is too large", fn, name); return 0; }
     if (resource && size == 0) {
@@ -1489,6 +1539,70 @@ ECS_API ecs_id ecs_resource(ecs_world *w, const char *name, size_t size, size_t 
                             const void *init) {
     return ecs__register(w, "ecs_resource", name, size, align, true, init);
 }
+static ecs_commands *ecs__commands_new(ecs_world *w);
+static void ecs__commands_free(ecs_world *w, ecs_commands *c);
+
+/* Whether id's hooks are exactly desc's. */
+static bool ecs__hooks_equal(const ecs__idinfo *in, const ecs_component_desc *d) {
+    if (in->ctor != d->ctor || in->dtor != d->dtor || in->copy != d->copy || in->move != d->move ||
+        in->on_add != d->on_add || in->on_set != d->on_set || in->on_remove != d->on_remove ||
+        in->ctx != d->ctx || in->entity_field_count != d->entity_field_count)
+        return false;
+    for (int k = 0; k < d->entity_field_count; k++)
+        if (in->entity_fields[k] != d->entity_fields[k]) return false;
+    return true;
+}
+
+ECS_API ecs_id ecs_component_init(ecs_world *w, const ecs_component_desc *d) {
+    static const char fn[] = "ecs_component_init";
+    if (!w) return 0;
+    if (!d) { ecs__fail(w, ECS_ERR_ARG, "%s: desc is NULL", fn); return 0; }
+    const char *name = d->name ? d->name : "";
+    bool lifecycle = d->ctor || d->dtor || d->copy || d->move, events = d->on_add || d->on_set || d->on_remove;
+    if (d->size == 0 && (lifecycle || d->on_set || d->entity_field_count)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a tag (size 0): it has no value for ctor, dtor, copy, "
+                  "move, on_set or entity_fields", fn, name);
+        return 0;
+    }
+    if (d->entity_field_count < 0 || d->entity_field_count > ECS_MAX_ENTITY_FIELDS) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": entity_field_count %d is not in 0..%d", fn, name,
+                  d->entity_field_count, ECS_MAX_ENTITY_FIELDS);
+        return 0;
+    }
+    for (int k = 0; k < d->entity_field_count; k++)
+        if (d->entity_fields[k] > d->size || d->size - d->entity_fields[k] < sizeof(ecs_entity)) {
+            ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": entity_fields[%d] = %zu does not hold an ecs_entity "
+                      "inside its %zu bytes", fn, name, k, d->entity_fields[k], d->size);
+            return 0;
+        }
+    ecs_id known = d->name ? ecs__id_find(w, d->name) : 0;
+    if (known && !ecs__hooks_equal(&w->ids[known], d)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is already registered with other hooks", fn, name);
+        return 0;
+    }
+    if ((lifecycle || events) && !w->hook_buf) {   /* where hooks' structural calls wait */
+        ecs_commands *a = ecs__commands_new(w), *b = a ? ecs__commands_new(w) : NULL;
+        if (!b) {
+            if (a) ecs__commands_free(w, a);
+            ECS__OOM(w, fn);
+            return 0;
+        }
+        w->hook_buf = a;
+        w->hook_drain = b;
+    }
+    ecs_id id = ecs__register(w, fn, d->name, d->size, d->align, false, NULL);
+    if (!id || known) return id;
+    ecs__idinfo *in = &w->ids[id];
+    in->ctor = d->ctor; in->dtor = d->dtor; in->copy = d->copy; in->move = d->move;
+    in->on_add = d->on_add; in->on_set = d->on_set; in->on_remove = d->on_remove;
+    in->ctx = d->ctx;
+    in->lifecycle = lifecycle;
+    in->events = events;
+    in->entity_field_count = d->entity_field_count;
+    for (int k = 0; k < d->entity_field_count; k++) in->entity_fields[k] = (uint32_t)d->entity_fields[k];
+    return id;
+}
+
 ECS_API ecs_id ecs_lookup(const ecs_world *w, const char *name) {
     return w && name ? ecs__id_find(w, name) : 0;
 }
@@ -1627,6 +1741,7 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
     for (uint32_t i = 0, c = 0; i < n; i++) {
         uint32_t size = w->ids[ids[i]].size;
         t->column_of[i] = size ? (int32_t)c : -1;
+        t->hooked |= w->ids[ids[i]].lifecycle || w->ids[ids[i]].events;
         if (size) {
             t->columns[c].data = NULL; t->columns[c].raw = NULL;
             t->columns[c].size = size; t->columns[c].id = ids[i];
@@ -1684,7 +1799,18 @@ static bool ecs__table_grow(ecs_world *w, ecs__table *t, size_t need) {
     t->entities = (ecs_entity *)(void *)ents;
     for (uint32_t c = 0; c < t->column_count; c++) {
         ecs__column *col = &t->columns[c];
-        if (!ecs__column_grow(w, &col->raw, &col->data, t->count, col->size, cap)) return false;
+        const ecs__idinfo *in = &w->ids[col->id];
+        if (in->move) {   /* values that must be moved, never copied as bytes */
+            unsigned char *p = (unsigned char *)ecs__alloc(w, cap * col->size + 64);
+            if (!p) return false;
+            unsigned char *aligned = (unsigned char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+            if (t->count) in->move(aligned, col->data, (int)t->count, in->ctx);
+            ecs__free(w, col->raw);
+            col->raw = p;
+            col->data = aligned;
+        } else if (!ecs__column_grow(w, &col->raw, &col->data, t->count, col->size, cap)) {
+            return false;
+        }
     }
     t->cap = (uint32_t)cap;
     return true;
@@ -1718,9 +1844,64 @@ static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32
     }
 }
 
+/* ---- lifecycle hooks: tables that hold a component with hooks take these
+   paths; a value is constructed once, moved (dst raw, src left raw) and
+   destroyed once */
+static void ecs__construct(const ecs__idinfo *in, unsigned char *p, uint32_t n) {
+    if (in->ctor) in->ctor(p, (int)n, in->ctx);
+    else memset(p, 0, (size_t)n * in->size);
+}
+static void ecs__relocate(const ecs__idinfo *in, unsigned char *dst, unsigned char *src) {
+    if (in->move) in->move(dst, src, 1, in->ctx);
+    else memcpy(dst, src, in->size);
+}
+static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *src) {
+    if (in->copy) in->copy(dst, src, 1, in->ctx);
+    else memcpy(dst, src, in->size);
+}
+/* Runs an event hook; structural calls made in it are recorded (see
+   ecs__hooks_flush). */
+static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, void *value) {
+    w->hook_depth++;
+    fn(w, e, id, value, w->ids[id].ctx);
+    w->hook_depth--;
+}
+static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
+    const uint32_t last = t->count - 1;
+    if (row != last) {
+        for (uint32_t c = 0; c < t->column_count; c++) {
+            const ecs__column *col = &t->columns[c];
+            ecs__relocate(&w->ids[col->id], col->data + (size_t)row * col->size,
+                          col->data + (size_t)last * col->size);
+        }
+        ecs_entity moved = t->entities[last];
+        t->entities[row] = moved;
+        w->records[ecs__index(moved)].row = row;
+    }
+    t->count = last;
+}
+/* on_remove for every id of e's row with one (before the row goes away). */
+static void ecs__removing_all(ecs_world *w, ecs_entity e) {
+    const ecs__table *t = w->tables[w->records[ecs__index(e)].table];
+    for (uint32_t i = 0; i < t->id_count; i++) {
+        const ecs__idinfo *in = &w->ids[t->ids[i]];
+        if (!in->on_remove) continue;
+        t = w->tables[w->records[ecs__index(e)].table];   /* hooks change no structure, but stay safe */
+        ecs__fire(w, in->on_remove, e, t->ids[i], ecs__table_cell(t, (int32_t)i, w->records[ecs__index(e)].row));
+    }
+}
+/* dtor of every value in row (their entity goes away). */
+static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
+    for (uint32_t c = 0; c < t->column_count; c++) {
+        const ecs__idinfo *in = &w->ids[t->columns[c].id];
+        if (in->dtor) in->dtor(t->columns[c].data + (size_t)row * t->columns[c].size, 1, in->ctx);
+    }
+}
+
 /* Swap-remove: the last row moves into the hole, and its entity's record
    follows it. */
 ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {
+    if (t->hooked) { ecs__row_delete_hooked(w, t, row); return; }
     const uint32_t last = t->count - 1;
     if (row != last) {
         /* locals: byte stores may alias anything, which would force reloads */
@@ -1738,10 +1919,39 @@ ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {
     t->count = last;
 }
 
+/* ecs__row_move with hooks: shared values moved, new ones constructed,
+   dropped ones destroyed. */
+static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
+    ecs__table *src = w->tables[r->table], *dst = edge->dst;
+    const uint32_t srow = r->row, drow = dst->count++;
+    dst->entities[drow] = src->entities[srow];
+    uint32_t j = 0;
+    for (uint32_t c = 0; c < dst->column_count; c++) {
+        const ecs__column *dc = &dst->columns[c];
+        const ecs__idinfo *in = &w->ids[dc->id];
+        unsigned char *to = dc->data + (size_t)drow * dc->size;
+        for (; j < src->column_count && src->columns[j].id < dc->id; j++)   /* dropped */
+            if (w->ids[src->columns[j].id].dtor)
+                w->ids[src->columns[j].id].dtor(src->columns[j].data + (size_t)srow * src->columns[j].size, 1,
+                                                w->ids[src->columns[j].id].ctx);
+        if (edge->from[c] >= 0) { ecs__relocate(in, to, src->columns[j].data + (size_t)srow * dc->size); j++; }
+        else ecs__construct(in, to, 1);
+    }
+    for (; j < src->column_count; j++)
+        if (w->ids[src->columns[j].id].dtor)
+            w->ids[src->columns[j].id].dtor(src->columns[j].data + (size_t)srow * src->columns[j].size, 1,
+                                            w->ids[src->columns[j].id].ctx);
+    ecs__row_delete(w, src, srow);
+    r->table = dst->index;
+    r->row = drow;
+    return drow;
+}
+
 /* Moves an entity's row from its table to edge->dst (which has room):
    shared columns are copied by the edge's plan, new ones zeroed. */
 ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
     ecs__table *src = w->tables[r->table], *dst = edge->dst;
+    if (src->hooked | dst->hooked) return ecs__row_move_hooked(w, r, edge);
     const uint32_t srow = r->row, drow = dst->count++, n = dst->column_count;
     const ecs__column *const dcols = dst->columns, *const scols = src->columns;
     const int32_t *const from = edge->from;   /* locals: byte stores may alias anything */
@@ -1872,6 +2082,11 @@ static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
     ecs__record *r = &w->records[ecs__index(e)];
     ecs__table *t = w->tables[r->table];
     if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
+    if (t->hooked) {
+        ecs__removing_all(w, e);
+        r = &w->records[ecs__index(e)];   /* a hook may have grown the records */
+        ecs__destruct_row(w, t, r->row);
+    }
     ecs__row_delete(w, t, r->row);
     ecs__slot_release(w, ecs__index(e));
     w->alive--;
@@ -1891,7 +2106,8 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         if (at >= 0) {   /* present: answered without caching a self-edge, so an ecs_set
                             from a running system never changes the table */
             unsigned char *cell = ecs__table_cell(src, at, r->row);
-            if (value && cell) memcpy(cell, value, w->ids[id].size);
+            if (value && cell) ecs__assign(&w->ids[id], cell, value);
+            if (value && w->ids[id].on_set) ecs__fire(w, w->ids[id].on_set, e, id, cell);
             return ECS_OK;
         }
         if (ecs__locked(w, src)) return ecs__busy(w, fn, src);
@@ -1901,13 +2117,30 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
     if (dst == src) {
         if (value && edge->added >= 0) {
             const ecs__column *col = &src->columns[edge->added];
-            ecs__cell_copy(col->data + (size_t)r->row * col->size, (const unsigned char *)value, col->size);
+            unsigned char *cell = col->data + (size_t)r->row * col->size;
+            if (src->hooked) {
+                ecs__assign(&w->ids[id], cell, value);
+                if (w->ids[id].on_set) ecs__fire(w, w->ids[id].on_set, e, id, cell);
+            } else {
+                ecs__cell_copy(cell, (const unsigned char *)value, col->size);
+            }
         }
         return ECS_OK;
     }
     if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     uint32_t row = ecs__row_move(w, r, edge);
+    if (dst->hooked) {   /* constructed; on_add, then the value and on_set */
+        const ecs__idinfo *in = &w->ids[id];
+        const ecs__column *col = edge->added >= 0 ? &dst->columns[edge->added] : NULL;
+        if (in->on_add) ecs__fire(w, in->on_add, e, id, col ? col->data + (size_t)row * col->size : NULL);
+        if (value && col) {
+            row = w->records[ecs__index(e)].row;
+            ecs__assign(in, col->data + (size_t)row * col->size, value);
+            if (in->on_set) ecs__fire(w, in->on_set, e, id, col->data + (size_t)row * col->size);
+        }
+        return ECS_OK;
+    }
     if (value && edge->added >= 0) {
         const ecs__column *col = &dst->columns[edge->added];
         ecs__cell_copy(col->data + (size_t)row * col->size, (const unsigned char *)value, col->size);
@@ -1928,6 +2161,11 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     if (dst == src) return ECS_OK;
     if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
+    if (src->hooked && w->ids[id].on_remove) {   /* before the value goes: the entity still has it */
+        int32_t at = ecs__table_find_id(src, id);
+        ecs__fire(w, w->ids[id].on_remove, e, id, ecs__table_cell(src, at, r->row));
+        r = &w->records[ecs__index(e)];
+    }
     ecs__row_move(w, r, edge);
     return ECS_OK;
 }
@@ -2113,6 +2351,8 @@ static bool ecs__is_pending_of(const ecs_commands *c, ecs_entity e) {
            ecs__pending_index(e) < c->created_count;
 }
 
+static ecs_result ecs__hooks_flush(ecs_world *w);
+
 static ecs_commands *ecs__commands_new(ecs_world *w) {
     ecs_commands *c = (ecs_commands *)ecs__alloc(w, sizeof *c);
     if (!c) return NULL;
@@ -2228,12 +2468,51 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
         case ECS__CMD_DESTROY: r = ecs__destroy(w, fn, e); break;
         case ECS__CMD_ADD:     r = ecs__add(w, fn, e, cmd->id, NULL); break;
         case ECS__CMD_REMOVE:  r = ecs__remove(w, fn, e, cmd->id); break;
-        default:               r = ecs__add(w, fn, e, cmd->id, c->data + cmd->value); break;
+        default: {
+            unsigned char *value = c->data + cmd->value;
+            const ecs__idinfo *in = &w->ids[cmd->id];
+            for (int k = 0; k < in->entity_field_count; k++) {   /* pending -> live */
+                ecs_entity ref;
+                memcpy(&ref, value + in->entity_fields[k], sizeof ref);
+                if (!ecs__is_pending_of(c, ref)) continue;
+                ref = c->created[ecs__pending_index(ref)];
+                memcpy(value + in->entity_fields[k], &ref, sizeof ref);
+            }
+            r = ecs__add(w, fn, e, cmd->id, value);
+            break;
+        }
         }
         if (r) return r;
+        if (w->hook_buf && w->hook_buf->count && !w->flushing) {   /* right after the change */
+            c->applied++;
+            r = ecs__hooks_flush(w);
+            c->applied--;
+            if (r) { c->applied++; return r; }
+        }
     }
     ecs__commands_clear(c);
     return ECS_OK;
+}
+
+/* Applies what hooks recorded, right after the change that ran them (the
+   changes those make in turn come after the whole batch). A failure keeps
+   the rest for the next call. */
+static ecs_result ecs__hooks_flush(ecs_world *w) {
+    if (!w->hook_buf || w->flushing || w->hook_depth) return ECS_OK;
+    ecs_result r = ECS_OK;
+    w->flushing = true;
+    for (;;) {
+        if (w->hook_drain->applied < w->hook_drain->count) {
+            if ((r = ecs__commands_apply(w, w->hook_drain))) break;
+            continue;
+        }
+        if (!w->hook_buf->count) break;
+        ecs_commands *t = w->hook_buf;
+        w->hook_buf = w->hook_drain;
+        w->hook_drain = t;
+    }
+    w->flushing = false;
+    return r;
 }
 
 ECS_API ecs_commands *ecs_commands_new(ecs_world *w) {
@@ -2292,8 +2571,10 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w) {
    the defer buffer is the world's, and they run on many threads. There the
    immediate path refuses them (ECS_ERR_BUSY) instead. */
 static inline bool ecs__deferring(const ecs_world *w) {
-    return w->defer_depth && w->phase != ECS__SYSTEMS;
+    return (w->defer_depth || w->hook_depth) && w->phase != ECS__SYSTEMS;
 }
+/* Where deferred calls go: a hook's, or the defer block's. */
+static inline ecs_commands *ecs__defer_buf(const ecs_world *w) { return w->hook_depth ? w->hook_buf : w->defer; }
 
 /* In defer mode a target may also be an entity reserved by this defer block. */
 static inline ecs_result ecs__check_target(const ecs_world *w, const char *fn, ecs_entity e) {
@@ -2304,7 +2585,7 @@ static inline ecs_result ecs__check_target(const ecs_world *w, const char *fn, e
 /* Defer mode's create: the slot is taken now, so the handle the caller gets
    is the one that becomes live when the block ends. */
 static ecs_entity ecs__defer_create(ecs_world *w, const char *fn) {
-    ecs_commands *c = w->defer;
+    ecs_commands *c = ecs__defer_buf(w);
     if (!ecs__slots_reserve(w, 1) || !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1)) {
         ECS__OOM(w, fn);
         return 0;
@@ -2334,7 +2615,7 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
     }
     if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);   /* before the shared scratch */
     if (ecs__deferring(w)) {   /* all or nothing: on failure cut back buffer and slots */
-        ecs_commands *c = w->defer;
+        ecs_commands *c = ecs__defer_buf(w);
         uint32_t count = c->count, head = w->free_head, slots = w->record_count;
         for (size_t i = 0; i < n; i++) {
             ecs_entity e = ecs__defer_create(w, fn);
@@ -2384,9 +2665,17 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         if (out) out[i] = e;
     }
     for (uint32_t c = 0; c < t->column_count; c++)
-        memset(t->columns[c].data + (size_t)first * t->columns[c].size, 0,
-               n * t->columns[c].size);
+        ecs__construct(&w->ids[t->columns[c].id], t->columns[c].data + (size_t)first * t->columns[c].size,
+                       (uint32_t)n);
     w->alive += (uint32_t)n;
+    if (t->hooked)   /* on_add, entity by entity, id by id */
+        for (size_t i = 0; i < n; i++)
+            for (uint32_t k = 0; k < t->id_count; k++) {
+                const ecs__idinfo *in = &w->ids[t->ids[k]];
+                if (in->on_add) ecs__fire(w, in->on_add, t->entities[first + i], t->ids[k],
+                                           ecs__table_cell(t, (int32_t)k, first + (uint32_t)i));
+            }
+    ecs__hooks_flush(w);
     return ECS_OK;
 }
 
@@ -2394,8 +2683,9 @@ ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e) {
     if (!w) return ECS_ERR_ARG;
     ecs_result r = ecs__check_target(w, "ecs_destroy", e);
     if (r) return r;
-    if (ecs__deferring(w)) return ecs_cmd_destroy(w->defer, e);
-    return ecs__destroy(w, "ecs_destroy", e);
+    if (ecs__deferring(w)) return ecs_cmd_destroy(ecs__defer_buf(w), e);
+    if ((r = ecs__destroy(w, "ecs_destroy", e))) return r;
+    return ecs__hooks_flush(w);
 }
 
 ECS_API bool ecs_is_alive(const ecs_world *w, ecs_entity e) { return w && ecs__alive(w, e); }
@@ -2405,8 +2695,9 @@ ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
     ecs_result r = ecs__check_target(w, "ecs_add", e);
     if (!r) r = ecs__check_component(w, "ecs_add", id);
     if (r) return r;
-    if (ecs__deferring(w)) return ecs_cmd_add(w->defer, e, id);
-    return ecs__add(w, "ecs_add", e, id, NULL);
+    if (ecs__deferring(w)) return ecs_cmd_add(ecs__defer_buf(w), e, id);
+    if ((r = ecs__add(w, "ecs_add", e, id, NULL))) return r;
+    return ecs__hooks_flush(w);
 }
 
 ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
@@ -2414,8 +2705,9 @@ ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
     ecs_result r = ecs__check_target(w, "ecs_remove", e);
     if (!r) r = ecs__check_component(w, "ecs_remove", id);
     if (r) return r;
-    if (ecs__deferring(w)) return ecs_cmd_remove(w->defer, e, id);
-    return ecs__remove(w, "ecs_remove", e, id);
+    if (ecs__deferring(w)) return ecs_cmd_remove(ecs__defer_buf(w), e, id);
+    if ((r = ecs__remove(w, "ecs_remove", e, id))) return r;
+    return ecs__hooks_flush(w);
 }
 
 ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *value) {
@@ -2430,8 +2722,13 @@ ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *va
     if (w->phase != ECS__IDLE && ecs_has(w, e, id) && !ecs__access_ok(w, "ecs_set", id, true, e))
         return ECS_ERR_ACCESS;
 #endif
-    if (ecs__deferring(w)) return ecs_cmd_set(w->defer, e, id, value);
-    return ecs__add(w, "ecs_set", e, id, value);
+    if (ecs__deferring(w)) return ecs_cmd_set(ecs__defer_buf(w), e, id, value);
+    if (w->phase == ECS__SYSTEMS && w->ids[id].on_set)
+        return ecs__fail(w, ECS_ERR_BUSY, "ecs_set: \"%s\" has an on_set hook, which runs only where "
+                         "structure may change; inside a system use ecs_cmd_set(it->commands, ...)",
+                         w->ids[id].name);
+    if ((r = ecs__add(w, "ecs_set", e, id, value))) return r;
+    return ecs__hooks_flush(w);
 }
 
 ECS_API bool ecs_has(const ecs_world *w, ecs_entity e, ecs_id id) {
@@ -2565,10 +2862,11 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
             while (i < s->access_count && s->access[i] != id) i++;
             if (i == s->access_count) {
                 s->access[s->access_count++] = id;
-                s->access_write[i] = s->access_list[i] = false;
+                s->access_write[i] = false;
+                s->access_list[i] = 0;
             }
             s->access_write[i] |= write;
-            s->access_list[i] |= part > 0;
+            s->access_list[i] |= (uint8_t)(part == 1 ? 1 : part == 2 ? 2 : 0);
         }
     ecs__map_put(&w->system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->system_count);
     w->graph.built = false;
@@ -4923,6 +5221,17 @@ static bool ecs__pool_start(ecs_world *w) {
 ECS_API void ecs_world_free(ecs_world *w) {
     if (!w) return;
     ecs__pool_stop(w);
+    w->phase = ECS__IDLE;
+    for (uint32_t i = 0; w->hook_buf && i < w->table_count; i++) {   /* live values: on_remove, dtor */
+        ecs__table *t = w->tables[i];
+        if (!t->hooked) continue;
+        for (uint32_t row = 0; row < t->count; row++) ecs__removing_all(w, t->entities[row]);
+        for (uint32_t c = 0; c < t->column_count; c++) {
+            const ecs__idinfo *in = &w->ids[t->columns[c].id];
+            if (in->dtor && t->count) in->dtor(t->columns[c].data, (int)t->count, in->ctx);
+        }
+    }
+    if (w->hook_buf) { ecs__commands_free(w, w->hook_buf); ecs__commands_free(w, w->hook_drain); }
     for (uint32_t i = 0; i < w->system_count; i++) {
         for (uint32_t b = 0; b < w->systems[i].buf_cap; b++) ecs__commands_fini(w, &w->systems[i].bufs[b]);
         ecs__free(w, w->systems[i].bufs);

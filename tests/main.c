@@ -20,6 +20,7 @@ void suite_soak(void);
 void suite_safety(void);
 void suite_hardening(void);
 void suite_validation(void);
+void suite_hooks(void);
 void suite_stress(void);
 
 int main(int argc, char **argv) {
@@ -44,6 +45,7 @@ int main(int argc, char **argv) {
     suite_safety();
     suite_hardening();
     suite_validation();
+    suite_hooks();
     suite_stress();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;

@@ -75,6 +75,24 @@ TEST(validation_disjoint_access_checked) {
     CHECKF(strstr(ecs_last_error(w), "only through its query terms") != NULL, "%s", ecs_last_error(w));
     CHECK(c.ok == 1 && c.refused == 1);
     ecs_world_free(w);
+    /* Position in reads covers reading anywhere, not writing: still refused */
+    w = vl_world(ECS_ORDER_INSERTION);
+    REQUIRE(w);
+    memset(&c, 0, sizeof c);
+    c.pos = ecs_component(w, "Position", sizeof(vl_pos), 0);
+    frozen = ecs_component(w, "Frozen", 0, 0);
+    c.live = ecs_create(w);
+    c.frozen = ecs_create(w);
+    ecs_set(w, c.live, c.pos, &(vl_pos){1, 1});
+    ecs_set(w, c.frozen, c.pos, &(vl_pos){2, 2});
+    ecs_add(w, c.frozen, frozen);
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "MoveLive", .fn = vl_live, .ctx = &c,
+        .terms = {{c.pos, ECS_WRITE, ECS_AND}, {frozen, ECS_READ, ECS_NOT}}, .reads = {c.pos}}));
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "MoveFrozen", .fn = vl_nop,
+        .terms = {{c.pos, ECS_READ, ECS_AND}, {frozen, ECS_READ, ECS_AND}}}));
+    CHECK_EQ_INT(ecs_progress(w, 0), ECS_ERR_ACCESS);
+    CHECK(c.ok == 1 && c.refused == 1);
+    ecs_world_free(w);
 }
 #endif
 
