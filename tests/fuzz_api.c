@@ -1,0 +1,2881 @@
+/* fuzz_api.c - a libFuzzer harness for ecs.h: the input is a stream of API
+   calls on one world, checked against a reference model after every call.
+
+   The model mirrors what the API promises, down to handle values: entity
+   slots (generation, a LIFO free list, reserved defer-mode slots), archetype
+   tables by id set in creation order with swap-remove rows (so query batches,
+   chunks and the handles of entities made by commands are predicted
+   exactly), component and resource bytes, command lists with pending
+   handles, the defer block, open query loops and the tables they lock,
+   system registration, validation, and whole frames: stages, a linear
+   extension of ecs_system_precedes, prepare/run/exclusive pre-syncs/stage
+   syncs, commands applied in stage, registration, chunk and recording order.
+
+   System callbacks are deterministic functions of their batch (handles,
+   field bytes, dt); they write fields, record commands (also with pending
+   handles), write resources, make immediate structural calls (EXCLUSIVE
+   systems, also inside defer blocks, also left open), and misbehave in ways
+   the debug access checks must refuse. Every call a callback makes is
+   logged with its result; after the frame the model replays the frame and
+   compares batch by batch, call by call, then compares the whole world.
+
+   Allocation failures are injected by the input (the Nth allocation from
+   now, or every allocation from then on). A failed call must return
+   ECS_ERR_NOMEM (or 0/NULL) and leave the world as the model has it. Where a
+   failure stops an apply part way (ecs_commands_apply, ecs_defer_end, the
+   sync points of a frame), the model finds the applied prefix by comparing
+   the world with each prefix (the only choice it makes from the library's
+   state); where that is ambiguous the input ends early. Allocation
+   failures are not injected inside frames of a 2-thread world (the order of
+   allocations across threads is not deterministic).
+
+   White-box peeks (the implementation is compiled in here): the number of
+   tables and the ids of a table, after a failed call that may have made
+   one, and to check that the model made the same tables.
+
+   Any mismatch prints what differed and abort()s.
+   Build: see tests/fuzz.mk. -DFUZZ_REPLAY_MAIN adds a main() that runs files
+   or directories through LLVMFuzzerTestOneInput (ASan/UBSan without
+   libFuzzer). FUZZ_TRACE=1 in the environment prints each operation. */
+#if defined(FUZZ_REPLAY_MAIN) || defined(FUZZ_LIBFUZZER) || defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+/* (Without one of those macros this file compiles to nothing, so a build of
+   every file in tests/, such as the unit test binary, is not affected.) */
+#define ECS_STATIC                /* a private copy: this file may be linked next to another */
+#define ECS_IMPLEMENTATION
+#define ECS_PARALLEL_MIN_NS 0     /* a 2-thread world always runs stages in parallel */
+#define ECS_SPIN_NS 2000          /* idle workers sleep soon: fuzzing is single-core work */
+#include "../ecs.h"
+
+#if !ECS_CHECK_ACCESS
+#  error "fuzz_api.c models the debug access checks: build it without NDEBUG"
+#endif
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- limits ------------------------------------------------------------- */
+#define FZ_MAXI 16            /* registered ids (components, tags, resources) */
+#define FZ_MAXSLOT 1024       /* entity slots */
+#define FZ_MAXTAB 128         /* tables */
+#define FZ_VSTRIDE 1600       /* value bytes per slot: FZ_MAXI * 100 */
+#define FZ_MAXQ 6             /* user queries */
+#define FZ_MAXIT 3            /* open query loops */
+#define FZ_MAXBUF 3           /* user command buffers */
+#define FZ_MAXSYS 8
+#define FZ_MAXPEND 64         /* pending creates per command list */
+#define FZ_MAXOPS 3000
+#define FZ_SLOT_SOFT 700      /* user creates stop here */
+#define FZ_LOG_ENTS 8192      /* batches logged per frame */
+#define FZ_LOG_POOL (1 << 17) /* handles and results logged per frame */
+#define FZ_MAXRES 4096        /* results of one batch */
+
+static const uint32_t fz_sizes[7] = {0, 1, 3, 7, 12, 24, 100};
+static const uint32_t fz_aligns[7] = {0, 1, 2, 4, 8, 16, 64};
+static const char *const fz_names[16] = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
+                                         "c8", "c9", "c10", "c11", "r0", "r1", "r2", "r3"};
+static const char *const fz_snames[10] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "zz", ""};
+
+/* ---- the allocator ------------------------------------------------------- */
+typedef struct fz_alloc {
+    atomic_long requests;      /* allocation requests while not paused */
+    atomic_long injected;      /* failures injected */
+    atomic_long live;          /* blocks outstanding */
+    atomic_int paused;         /* > 0: neither counted nor failed (the harness's own calls) */
+    long fail_at;              /* request number that fails (mode 1) or from which all fail (2) */
+    int mode;                  /* 0 off, 1 once, 2 from then on */
+} fz_alloc;
+
+/* ---- the model ----------------------------------------------------------- */
+enum { FZ_FREE = 0, FZ_LIVE = 1, FZ_RESERVED = 2 };
+typedef struct fz_rec { uint32_t gen; uint8_t state; int32_t table; uint32_t row; } fz_rec;
+typedef struct fz_tab { uint32_t mask; uint32_t n; uint16_t rows[FZ_MAXSLOT]; } fz_tab;
+typedef struct fz_model {
+    uint32_t nrec, nfree, alive;
+    int ntab;
+    size_t dropped;
+    fz_rec rec[FZ_MAXSLOT];
+    uint32_t freel[FZ_MAXSLOT];   /* the free list, top = the next slot taken */
+    int32_t lock[FZ_MAXTAB];      /* open batches per table (and an exclusive system's batch) */
+    fz_tab tab[FZ_MAXTAB];
+    unsigned char val[FZ_MAXSLOT][FZ_VSTRIDE];
+} fz_model;
+
+typedef struct fz_idinfo { ecs_id lib; uint32_t size, align, voff; int res, name; } fz_idinfo;
+
+enum { C_CREATE, C_DESTROY, C_ADD, C_REMOVE, C_SET };
+typedef struct fz_cmd {
+    uint8_t op;
+    int8_t k;                 /* model id */
+    int16_t pend;             /* pending index, or -1 */
+    ecs_entity h;             /* target (or a reserved handle for a defer-mode create) */
+    unsigned char v[100];
+} fz_cmd;
+typedef struct fz_list {
+    fz_cmd *c;
+    int n, cap, applied;
+    int npend;
+    ecs_entity created[FZ_MAXPEND];
+    uint64_t serial;          /* of its pending handles since the last clear; 0 unknown */
+    uint64_t old_serial;      /* the one before (its handles are stale now) */
+} fz_list;
+
+typedef struct fz_query {
+    ecs_query *q;
+    int nt, k[ECS_MAX_TERMS], oper[ECS_MAX_TERMS], acc[ECS_MAX_TERMS];
+} fz_query;
+
+typedef struct fz_iter {
+    int active, q;
+    int cursor, cur;          /* next table to look at; the table of the batch out, or -1 */
+    ecs_iter it;
+} fz_iter;
+
+/* behaviour bits of a system callback */
+enum { B_WRITE = 1, B_CMD = 2, B_SPAWN = 4, B_RES = 8, B_IMM = 16, B_IMM2 = 32, B_DEFER = 64,
+       B_BAD = 128, B_DEFER_OPEN = 256, B_SLOW = 512, B_NESTED = 1024 };
+
+typedef struct fz_sys {
+    ecs_system lib;
+    int name;                 /* index into fz_snames */
+    int nt;
+    ecs_term terms[4];        /* as registered (valid) */
+    int nr, nw;
+    ecs_id reads[2], writes[2];
+    int ndep[3], dep[3][2];   /* after, before, independent_of: fz_snames indices */
+    int stage;
+    uint32_t flags;
+    int chunk;
+    uint32_t behave;
+    uint64_t seed;
+    ecs_entity target[2];
+    int acc_n, acc_k[12], acc_w[12], acc_l[12];   /* declared access (model ids); l: in reads/writes */
+    int inert;                /* an independent_of partner: it only looks */
+    int dj;                   /* validation let a disjoint query run beside it (access rule) */
+    atomic_int seq;           /* batches this frame (unchunked) */
+    /* model state */
+    int ran;
+    int nbuf;
+    fz_list *buf;             /* per chunk */
+    uint64_t runs;
+    uint64_t *serial_seen;    /* per chunk: the last pending serial seen */
+} fz_sys;
+
+typedef struct fz_res { uint64_t v; uint8_t inj; } fz_res;
+typedef struct fz_logent {
+    int sys, chunk, thread, count, seq;
+    uint32_t ent_off, res_off, res_n;
+    uint64_t fieldhash;
+    const char *bad;          /* a broken iterator field, named */
+} fz_logent;
+
+typedef struct fz_state {
+    /* input */
+    const uint8_t *data;
+    size_t size, pos;
+    int eof;
+    long op;
+    const char *opname;
+    int trace;
+    int strict;               /* FUZZ_STRICT: no leniency for known library findings */
+    jmp_buf bail;
+    /* world */
+    ecs_world *w;
+    int threads, order, check_reads;
+    fz_alloc al;
+    ecs_query *all;
+    /* model */
+    fz_model m;
+    int nids;
+    fz_idinfo ids[FZ_MAXI];
+    uint32_t vsize;
+    unsigned char resval[FZ_MAXI][100];
+    int nq;
+    fz_query qs[FZ_MAXQ];
+    fz_iter its[FZ_MAXIT];
+    int nbuf;
+    ecs_commands *bufs[FZ_MAXBUF];
+    fz_list lists[FZ_MAXBUF];
+    fz_list defer;
+    int defer_exists, defer_depth;
+    int nstages;
+    int nsys;
+    fz_sys sys[FZ_MAXSYS];
+    int sys_valid;            /* the library's verdict on the graph (updated per frame) */
+    int prec[FZ_MAXSYS][FZ_MAXSYS];
+    uint64_t frames;
+    int frames_known;
+    int ops_since_check;
+    /* callback simulation */
+    int phase_systems;        /* simulating a non-exclusive system: structure is locked */
+    int refusals;
+    /* the frame log (written by callbacks, any thread) */
+    atomic_int log_n;
+    atomic_uint log_pool_n, log_res_n;
+    int log_overflow;
+    fz_logent log[FZ_LOG_ENTS];
+    ecs_entity log_ents[FZ_LOG_POOL];
+    fz_res log_res[FZ_LOG_POOL];
+    float dt;
+    int frame_inject;         /* allocation failures may be injected in this frame */
+} fz_state;
+
+static fz_state G;
+
+/* FUZZ_STATS=1: counts of what the inputs reached, printed at exit */
+enum { ST_INPUTS, ST_OPS, ST_FRAMES, ST_FRAME_OK, ST_BATCHES, ST_EXCL_BATCHES, ST_CHUNK_BATCHES, ST_CALLS,
+       ST_PREFIX, ST_PREFIX_FRAME, ST_NOMEM, ST_BAIL, ST_SYNC_CMDS, ST_DEFER_CMDS, ST_BUSY, ST_INVALID,
+       ST_ACCESS, ST_PARALLEL, ST_ITER_BATCHES, ST_COUNT };
+static const char *const fz_stat_names[ST_COUNT] = {"inputs", "ops", "frames", "frames ok", "batches",
+    "exclusive batches", "chunk batches", "callback calls", "prefix searches", "prefix searches in frames",
+    "NOMEM results", "bails", "commands applied at sync points", "defer commands applied", "BUSY results",
+    "invalid graphs", "ACCESS frames", "2-thread frames with systems", "query batches"};
+static long fz_stats[ST_COUNT];
+static void fz_stats_print(void) {
+    for (int i = 0; i < ST_COUNT; i++) fprintf(stderr, "  %-34s %ld\n", fz_stat_names[i], fz_stats[i]);
+}
+#define FZ_STAT(i) (fz_stats[i]++)
+
+static const char *const fz_result_names[7] = {"ECS_OK", "ECS_ERR_ARG", "ECS_ERR_STALE", "ECS_ERR_NOMEM",
+    "ECS_ERR_INVALID_GRAPH", "ECS_ERR_BUSY", "ECS_ERR_ACCESS"};
+
+/* ---- failure ------------------------------------------------------------- */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static _Noreturn void fz_fail(const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "\n==== fuzz_api: MISMATCH at op %ld (%s), threads %d, order %d ====\n  ", G.op,
+            G.opname ? G.opname : "?", G.threads, G.order);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n  last error: \"%s\"\n", G.w ? ecs_last_error(G.w) : "");
+    fflush(stderr);
+    abort();
+}
+#define FZ_CHECK(cond, ...) do { if (!(cond)) fz_fail(__VA_ARGS__); } while (0)
+#define FZ_H(e) ((unsigned long long)(e))
+
+/* The input cannot go on (the model would have to guess): stop it here. */
+static _Noreturn void fz_bail(const char *why) {
+    FZ_STAT(ST_BAIL);
+    if (G.trace) fprintf(stderr, "  [bail: %s]\n", why);
+    longjmp(G.bail, 1);
+}
+
+/* ---- allocator ----------------------------------------------------------- */
+static void *fz_realloc(void *p, size_t n, void *user) {
+    fz_alloc *a = (fz_alloc *)user;
+    if (n == 0) {
+        if (p) { free(p); atomic_fetch_sub(&a->live, 1); }
+        return NULL;
+    }
+    if (!atomic_load(&a->paused) && a->mode) {
+        long r = atomic_fetch_add(&a->requests, 1) + 1;
+        if ((a->mode == 1 && r == a->fail_at) || (a->mode == 2 && r >= a->fail_at)) {
+            atomic_fetch_add(&a->injected, 1);
+            return NULL;
+        }
+    }
+    void *q = realloc(p, n);
+    if (q && !p) atomic_fetch_add(&a->live, 1);
+    return q;
+}
+static void fz_pause(void) { atomic_fetch_add(&G.al.paused, 1); }
+static void fz_resume(void) { atomic_fetch_sub(&G.al.paused, 1); }
+static long fz_injected(void) { return atomic_load(&G.al.injected); }
+
+/* ---- input --------------------------------------------------------------- */
+static unsigned fz_u8(void) {
+    if (G.pos >= G.size) { G.eof = 1; return 0; }
+    return G.data[G.pos++];
+}
+static unsigned fz_below(unsigned n) { return n ? fz_u8() % n : 0; }
+static uint64_t fz_u64(void) {
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++) x = x << 8 | fz_u8();
+    return x;
+}
+
+/* ---- small helpers ------------------------------------------------------- */
+static uint64_t fz_mix(uint64_t a, uint64_t b) {
+    uint64_t z = a ^ (b + 0x9E3779B97F4A7C15ull + (a << 6) + (a >> 2));
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static void fz_fill(unsigned char *p, size_t n, uint64_t seed) {
+    uint64_t x = seed | 1;
+    for (size_t i = 0; i < n; i++) {
+        if (i % 8 == 0) x = fz_mix(x, i);
+        p[i] = (unsigned char)(x >> (i % 8 * 8));
+    }
+}
+static uint64_t fz_fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+#define FZ_FNV0 1469598103934665603ull
+static uint64_t fz_fnv64(uint64_t h, uint64_t v) { return fz_fnv(h, &v, sizeof v); }
+
+static ecs_entity fz_handle(uint32_t slot, uint32_t gen) { return (uint64_t)gen << 32 | slot; }
+static int fz_kid(ecs_id id) { return id >= 1 && (int)id <= G.nids ? (int)id - 1 : -1; }   /* model id */
+static int fz_is_comp(ecs_id id) { int k = fz_kid(id); return k >= 0 && !G.ids[k].res; }
+static uint32_t fz_size(int k) { return G.ids[k].size; }
+
+/* ---- model: entities and tables ------------------------------------------ */
+static ecs_entity m_h(const fz_model *m, uint32_t s) { return fz_handle(s, m->rec[s].gen); }
+static int m_alive(const fz_model *m, ecs_entity e) {
+    uint32_t i = (uint32_t)e;
+    return i < m->nrec && m->rec[i].state == FZ_LIVE && m->rec[i].gen == (uint32_t)(e >> 32);
+}
+static int m_reserved(const fz_model *m, ecs_entity e) {
+    uint32_t i = (uint32_t)e;
+    return i < m->nrec && m->rec[i].state == FZ_RESERVED && m->rec[i].gen == (uint32_t)(e >> 32);
+}
+static uint32_t m_mask(const fz_model *m, uint32_t s) { return m->tab[m->rec[s].table].mask; }
+static int m_has(const fz_model *m, uint32_t s, int k) { return (int)(m_mask(m, s) >> k & 1); }
+static unsigned char *m_val(fz_model *m, uint32_t s, int k) { return m->val[s] + G.ids[k].voff; }
+static int m_locked(const fz_model *m, int t) { return m->lock[t] > 0 || G.phase_systems; }
+static int m_find_tab(const fz_model *m, uint32_t mask) {
+    for (int t = 0; t < m->ntab; t++) if (m->tab[t].mask == mask) return t;
+    return -1;
+}
+static int m_new_tab(fz_model *m, uint32_t mask) {
+    if (m->ntab == FZ_MAXTAB) fz_bail("too many tables for the model");
+    int t = m->ntab++;
+    m->tab[t].mask = mask; m->tab[t].n = 0; m->lock[t] = 0;
+    return t;
+}
+static int m_tab_for(fz_model *m, uint32_t mask) {
+    int t = m_find_tab(m, mask);
+    return t >= 0 ? t : m_new_tab(m, mask);
+}
+static uint32_t m_take_slot(fz_model *m) {
+    if (m->nfree) return m->freel[--m->nfree];
+    if (m->nrec == FZ_MAXSLOT) fz_bail("too many entity slots for the model");
+    uint32_t s = m->nrec++;
+    m->rec[s].gen = 1; m->rec[s].state = FZ_FREE;
+    return s;
+}
+static void m_release(fz_model *m, uint32_t s) {
+    m->rec[s].state = FZ_FREE;
+    m->rec[s].table = -1;
+    m->rec[s].gen++;
+    m->freel[m->nfree++] = s;
+}
+static void m_row_delete(fz_model *m, int t, uint32_t row) {
+    fz_tab *tb = &m->tab[t];
+    uint32_t last = tb->n - 1;
+    if (row != last) {
+        tb->rows[row] = tb->rows[last];
+        m->rec[tb->rows[row]].row = row;
+    }
+    tb->n = last;
+}
+static void m_row_append(fz_model *m, int t, uint32_t s) {
+    fz_tab *tb = &m->tab[t];
+    m->rec[s].table = t;
+    m->rec[s].row = tb->n;
+    tb->rows[tb->n++] = (uint16_t)s;
+}
+static void m_place(fz_model *m, uint32_t s) {   /* a taken slot into the root table */
+    m->rec[s].state = FZ_LIVE;
+    m_row_append(m, 0, s);
+    m->alive++;
+}
+/* The structural operations (arguments checked): ECS_OK or ECS_ERR_BUSY. */
+static int m_create(fz_model *m, ecs_entity *out) {
+    if (m_locked(m, 0)) return ECS_ERR_BUSY;
+    uint32_t s = m_take_slot(m);
+    m_place(m, s);
+    if (out) *out = m_h(m, s);
+    return ECS_OK;
+}
+static int m_destroy(fz_model *m, uint32_t s) {
+    int t = m->rec[s].table;
+    if (m_locked(m, t)) return ECS_ERR_BUSY;
+    m_row_delete(m, t, m->rec[s].row);
+    m_release(m, s);
+    m->alive--;
+    return ECS_OK;
+}
+static void m_move(fz_model *m, uint32_t s, int dst) {
+    int src = m->rec[s].table;
+    uint32_t row = m->rec[s].row;
+    m_row_append(m, dst, s);
+    m_row_delete(m, src, row);
+}
+static int m_add_predict(const fz_model *m, uint32_t s, int k) {
+    uint32_t mask = m_mask(m, s);
+    if (mask >> k & 1) return ECS_OK;
+    if (m_locked(m, m->rec[s].table)) return ECS_ERR_BUSY;
+    int d = m_find_tab(m, mask | 1u << k);
+    if (d >= 0 && m_locked(m, d)) return ECS_ERR_BUSY;
+    return ECS_OK;
+}
+static int m_add(fz_model *m, uint32_t s, int k, const unsigned char *v) {
+    uint32_t mask = m_mask(m, s), size = fz_size(k);
+    if (mask >> k & 1) {
+        if (v && size) memcpy(m_val(m, s, k), v, size);
+        return ECS_OK;
+    }
+    if (m_locked(m, m->rec[s].table)) return ECS_ERR_BUSY;
+    int d = m_tab_for(m, mask | 1u << k);
+    if (m_locked(m, d)) return ECS_ERR_BUSY;
+    m_move(m, s, d);
+    if (size) {
+        if (v) memcpy(m_val(m, s, k), v, size);
+        else memset(m_val(m, s, k), 0, size);
+    }
+    return ECS_OK;
+}
+static int m_remove_predict(const fz_model *m, uint32_t s, int k) {
+    uint32_t mask = m_mask(m, s);
+    if (!(mask >> k & 1)) return ECS_OK;
+    if (m_locked(m, m->rec[s].table)) return ECS_ERR_BUSY;
+    int d = m_find_tab(m, mask & ~(1u << k));
+    if (d >= 0 && m_locked(m, d)) return ECS_ERR_BUSY;
+    return ECS_OK;
+}
+static int m_remove(fz_model *m, uint32_t s, int k) {
+    uint32_t mask = m_mask(m, s);
+    if (!(mask >> k & 1)) return ECS_OK;
+    if (m_locked(m, m->rec[s].table)) return ECS_ERR_BUSY;
+    int d = m_tab_for(m, mask & ~(1u << k));
+    if (m_locked(m, d)) return ECS_ERR_BUSY;
+    m_move(m, s, d);
+    return ECS_OK;
+}
+
+/* ---- model: command lists ------------------------------------------------ */
+static void l_clear(fz_list *L) {
+    L->n = L->applied = L->npend = 0;
+    if (L->serial) L->old_serial = L->serial;
+    L->serial = 0;
+}
+static fz_cmd *l_push(fz_list *L, int op, int k, int pend, ecs_entity h, const void *v) {
+    if (L->n == L->cap) {
+        L->cap = L->cap ? L->cap * 2 : 16;
+        L->c = (fz_cmd *)realloc(L->c, (size_t)L->cap * sizeof *L->c);
+        if (!L->c) { fprintf(stderr, "fuzz_api: out of memory\n"); abort(); }
+    }
+    fz_cmd *c = &L->c[L->n++];
+    c->op = (uint8_t)op; c->k = (int8_t)k; c->pend = (int16_t)pend; c->h = h;
+    if (v && k >= 0 && fz_size(k)) memcpy(c->v, v, fz_size(k));
+    return c;
+}
+static void l_free(fz_list *L) { free(L->c); memset(L, 0, sizeof *L); }
+
+/* Applies one command; ECS_OK (done or dropped) or ECS_ERR_BUSY (nothing done). */
+static int m_apply_cmd(fz_model *m, fz_list *L, const fz_cmd *c) {
+    if (c->op == C_CREATE) {
+        if (m_locked(m, 0)) return ECS_ERR_BUSY;
+        if (c->pend < 0) {   /* a slot reserved in defer mode */
+            m_place(m, (uint32_t)c->h);
+        } else {
+            ecs_entity e = 0;
+            m_create(m, &e);
+            L->created[c->pend] = e;
+        }
+        return ECS_OK;
+    }
+    ecs_entity e = c->pend >= 0 ? L->created[c->pend] : c->h;
+    if (!m_alive(m, e)) { m->dropped++; return ECS_OK; }
+    uint32_t s = (uint32_t)e;
+    switch (c->op) {
+    case C_DESTROY: return m_destroy(m, s);
+    case C_ADD: return m_add(m, s, c->k, NULL);
+    case C_REMOVE: return m_remove(m, s, c->k);
+    default: return m_add(m, s, c->k, c->v);
+    }
+}
+/* Applies L from where it stopped, at most *budget commands (< 0: all).
+   0 when the list is done (and cleared, if it had commands or clear_empty),
+   ECS_ERR_BUSY when a command is refused, 1 when the budget ran out. */
+static int m_apply_list(fz_model *m, fz_list *L, long *budget, int clear_empty) {
+    if (L->applied >= L->n && !L->n && !clear_empty) return 0;
+    while (L->applied < L->n) {
+        if (*budget == 0) return 1;
+        int r = m_apply_cmd(m, L, &L->c[L->applied]);
+        if (r) return r;
+        L->applied++;
+        if (*budget > 0) (*budget)--;
+    }
+    l_clear(L);
+    return 0;
+}
+static long l_left(const fz_list *L) { return L->n - L->applied; }
+
+/* ---- the library's side -------------------------------------------------- */
+static int lib_table_count(void) { return (int)G.w->table_count; }
+static uint32_t lib_table_mask(int t) {
+    const ecs__table *tb = G.w->tables[t];
+    uint32_t mask = 0;
+    for (uint32_t i = 0; i < tb->id_count; i++) {
+        int k = fz_kid(tb->ids[i]);
+        FZ_CHECK(k >= 0 && !G.ids[k].res, "table %d holds id %u, which is no component", t, tb->ids[i]);
+        mask |= 1u << k;
+    }
+    return mask;
+}
+static void fz_check_tables(void) {
+    int n = lib_table_count();
+    FZ_CHECK(n == G.m.ntab, "the library has %d tables, the model %d", n, G.m.ntab);
+    for (int t = G.m.ntab - 1; t >= 0 && t >= G.m.ntab - 2; t--) {
+        uint32_t mask = lib_table_mask(t);
+        FZ_CHECK(mask == G.m.tab[t].mask, "table %d has mask %#x, the model %#x", t, mask, G.m.tab[t].mask);
+    }
+}
+
+/* ---- checks -------------------------------------------------------------- */
+static void fz_check_value(const void *p, uint32_t s, int k, const char *what) {
+    uint32_t al = G.ids[k].align ? G.ids[k].align : 1;
+    FZ_CHECK(p != NULL, "%s of id %d of %#llx is NULL", what, k, FZ_H(m_h(&G.m, s)));
+    FZ_CHECK((uintptr_t)p % al == 0, "%s of id %d at %p is not %u-byte aligned", what, k, p, al);
+    FZ_CHECK(!memcmp(p, m_val(&G.m, s, k), fz_size(k)), "%s of id %d (%u bytes) of %#llx differs from the model",
+             what, k, fz_size(k), FZ_H(m_h(&G.m, s)));
+}
+static void fz_check_entity(uint32_t s) {
+    ecs_entity e = m_h(&G.m, s);
+    FZ_CHECK(ecs_is_alive(G.w, e), "live entity %#llx is not alive", FZ_H(e));
+    uint32_t mask = m_mask(&G.m, s);
+    for (int k = 0; k < G.nids; k++) {
+        bool has = ecs_has(G.w, e, G.ids[k].lib);
+        int want = !G.ids[k].res && (mask >> k & 1);
+        FZ_CHECK(has == (want != 0), "ecs_has(%#llx, id %d) = %d, the model says %d", FZ_H(e), k, has, want);
+        const void *p = ecs_get(G.w, e, G.ids[k].lib);
+        if (want && fz_size(k)) fz_check_value(p, s, k, "ecs_get");
+        else FZ_CHECK(p == NULL, "ecs_get(%#llx, id %d) is not NULL", FZ_H(e), k);
+    }
+}
+static void fz_check_dead(ecs_entity e) {
+    FZ_CHECK(!ecs_is_alive(G.w, e), "dead handle %#llx is alive", FZ_H(e));
+    if (G.nids) FZ_CHECK(!ecs_has(G.w, e, G.ids[0].lib), "ecs_has on dead %#llx", FZ_H(e));
+}
+static void fz_check_resources(void) {
+    for (int k = 0; k < G.nids; k++) {
+        if (!G.ids[k].res) continue;
+        fz_pause();
+        const void *p = ecs_resource_get(G.w, G.ids[k].lib);
+        fz_resume();
+        FZ_CHECK(p && (uintptr_t)p % G.ids[k].align == 0, "resource %d storage %p", k, p);
+        FZ_CHECK(!memcmp(p, G.resval[k], fz_size(k)), "resource %d differs from the model", k);
+    }
+}
+static void fz_check_counts(void) {
+    size_t n = ecs_count(G.w), d = ecs_commands_dropped(G.w);
+    FZ_CHECK(n == G.m.alive, "ecs_count = %zu, model %u", n, G.m.alive);
+    FZ_CHECK(d == G.m.dropped, "ecs_commands_dropped = %zu, model %zu", d, G.m.dropped);
+    fz_check_tables();
+}
+/* The whole world: every entity in iteration order, every id, every value. */
+static void fz_check_world(void) {
+    fz_check_counts();
+    int t = 0;
+    uint32_t r = 0;
+    fz_pause();
+    for (ecs_iter it = ecs_query_iter(G.w, G.all); ecs_query_next(&it);) {
+        while (t < G.m.ntab && r >= G.m.tab[t].n) { t++; r = 0; }
+        FZ_CHECK(t < G.m.ntab, "a full query finds more entities than the model has");
+        FZ_CHECK((uint32_t)it.count == G.m.tab[t].n, "a full query batch has %d rows, model table %d (mask %#x) %u",
+                 it.count, t, G.m.tab[t].mask, G.m.tab[t].n);
+        for (int i = 0; i < it.count; i++) {
+            uint32_t s = G.m.tab[t].rows[i];
+            FZ_CHECK(it.entities[i] == m_h(&G.m, s), "row %d of table %d (mask %#x) is %#llx, model %#llx",
+                     i, t, G.m.tab[t].mask, FZ_H(it.entities[i]), FZ_H(m_h(&G.m, s)));
+        }
+        for (int i = 0; i < it.count; i++) fz_check_entity(G.m.tab[t].rows[i]);
+        r = G.m.tab[t].n;
+    }
+    while (t < G.m.ntab && r >= G.m.tab[t].n) { t++; r = 0; }
+    FZ_CHECK(t == G.m.ntab, "a full query finds fewer entities than the model has (table %d)", t);
+    fz_resume();
+    for (uint32_t s = 0; s < G.m.nrec; s++) {
+        const fz_rec *rc = &G.m.rec[s];
+        if (rc->state != FZ_LIVE) fz_check_dead(fz_handle(s, rc->gen));
+        if (rc->gen > 1) fz_check_dead(fz_handle(s, rc->gen - 1));
+    }
+    fz_check_resources();
+    G.ops_since_check = 0;
+}
+
+/* ---- picking arguments --------------------------------------------------- */
+static uint32_t fz_live_at(unsigned k) {   /* the k-th live entity in iteration order */
+    for (int t = 0; t < G.m.ntab; t++) {
+        if (k < G.m.tab[t].n) return G.m.tab[t].rows[k];
+        k -= G.m.tab[t].n;
+    }
+    return UINT32_MAX;
+}
+/* An entity handle: live, dead, reserved, 0, pending-looking or random. */
+static ecs_entity fz_pick_handle(void) {
+    unsigned c = fz_u8() % 16;
+    if (c < 9 && G.m.alive) return m_h(&G.m, fz_live_at(fz_below(G.m.alive)));
+    if (c < 11 && G.m.nrec) {   /* dead: an older generation, or a free slot */
+        uint32_t s = fz_below(G.m.nrec);
+        const fz_rec *r = &G.m.rec[s];
+        if (r->state == FZ_FREE) return fz_handle(s, r->gen);
+        if (r->gen > 1) return fz_handle(s, r->gen - 1 - fz_below(r->gen - 1));
+        return fz_handle(s, r->gen + 1);
+    }
+    if (c == 11) {   /* reserved by defer mode */
+        for (uint32_t s = 0; s < G.m.nrec; s++)
+            if (G.m.rec[s].state == FZ_RESERVED) return m_h(&G.m, s);
+    }
+    if (c == 12) return 0;
+    if (c == 13) {   /* pending: of some buffer, a stale one, or forged */
+        unsigned b = fz_below(FZ_MAXBUF);
+        const fz_list *L = &G.lists[b];
+        if (L->serial && L->npend) return 1ull << 63 | L->serial << 24 | fz_below((unsigned)L->npend);
+        if (L->old_serial) return 1ull << 63 | L->old_serial << 24;
+        return 1ull << 63 | (uint64_t)fz_u8() << 24 | fz_u8();
+    }
+    if (c == 14) return fz_handle(fz_below(G.m.nrec + 3), fz_below(4));
+    return fz_u64();
+}
+/* An id: any registered one (components, tags, resources), 0 or unknown. */
+static ecs_id fz_pick_id(void) {
+    unsigned c = fz_below((unsigned)G.nids + 2);
+    if (c < (unsigned)G.nids) return G.ids[c].lib;
+    return c == (unsigned)G.nids ? 0 : (ecs_id)G.nids + 1 + fz_below(3);
+}
+/* A component or tag if there is one (else anything). */
+static ecs_id fz_pick_comp(void) {
+    unsigned start = fz_u8();
+    for (int i = 0; i < G.nids; i++) {
+        int k = (int)((start + (unsigned)i) % (unsigned)G.nids);
+        if (!G.ids[k].res) return G.ids[k].lib;
+    }
+    return fz_pick_id();
+}
+
+static void fz_sync_tables_all(fz_model *m);
+
+/* ---- applying lists: the model's side of ecs_commands_apply, defer_end,
+   and the sync points ------------------------------------------------------ */
+typedef struct fz_seq { fz_list *l[FZ_MAXSYS * 64 + 4]; int n; } fz_seq;
+
+/* Applies the lists in order, at most budget commands (< 0: all). */
+static int seq_apply(fz_model *m, fz_list **ls, int n, long budget) {
+    for (int i = 0; i < n; i++) {
+        int r = m_apply_list(m, ls[i], &budget, 1);
+        if (r) return r;   /* 1: budget out; BUSY */
+    }
+    return 0;
+}
+static long seq_left(fz_list **ls, int n) {
+    long t = 0;
+    for (int i = 0; i < n; i++) t += l_left(ls[i]);
+    return t;
+}
+
+/* The library's buffer behind a model list (white-box: its applied count). */
+static const ecs_commands *lib_list(const fz_list *L) {
+    if (L == &G.defer) return G.w->defer;
+    for (int b = 0; b < G.nbuf; b++) if (L == &G.lists[b]) return G.bufs[b];
+    for (int s = 0; s < G.nsys; s++)
+        if (G.sys[s].nbuf && L >= G.sys[s].buf && L < G.sys[s].buf + G.sys[s].nbuf)
+            return &G.w->systems[G.sys[s].lib - 1].bufs[L - G.sys[s].buf];
+    fz_fail("a command list of no buffer");
+}
+/* The library stopped part way through the sequence (a failed allocation):
+   how far it got is in its buffers (a finished buffer is cleared); the model
+   applies as much, and the caller then compares the whole world. */
+static void fz_apply_prefix(fz_list **ls, int n, const char *what) {
+    long total = seq_left(ls, n), k = 0;
+    int stop = -1;
+    for (int i = 0; i < n; i++) {
+        const ecs_commands *c = lib_list(ls[i]);
+        long left = l_left(ls[i]);
+        if (stop >= 0 || (c->count && c->applied < c->count)) {
+            FZ_CHECK(c->count == (uint32_t)ls[i]->n && c->applied >= (uint32_t)ls[i]->applied,
+                     "%s: command list %d has %u commands (%u applied), the model %d (%d applied)", what, i,
+                     c->count, c->applied, ls[i]->n, ls[i]->applied);
+            if (stop < 0) { stop = i; k += (long)c->applied - ls[i]->applied; }
+            else FZ_CHECK(c->applied == (uint32_t)ls[i]->applied, "%s: list %d after the stop was applied", what, i);
+            continue;
+        }
+        FZ_CHECK(c->count == 0, "%s: command list %d is done but not cleared (%u commands)", what, i, c->count);
+        k += left;
+    }
+    FZ_STAT(ST_PREFIX);
+    if (G.trace) fprintf(stderr, "  [%s: %ld of %ld commands applied]\n", what, k, total);
+    int r = seq_apply(&G.m, ls, n, k);
+    FZ_CHECK(r != ECS_ERR_BUSY, "%s: the model stops (BUSY) before the library's %ld commands", what, k);
+    fz_sync_tables_all(&G.m);
+}
+
+/* After a call that applies a sequence: the library's result res. */
+static void fz_after_apply(fz_list **ls, int n, int res, long inj0, const char *what) {
+    if (res == ECS_ERR_NOMEM) {
+        FZ_CHECK(fz_injected() > inj0, "%s returned ECS_ERR_NOMEM with no allocation failing", what);
+        fz_apply_prefix(ls, n, what);
+        fz_check_world();
+        return;
+    }
+    int want = seq_apply(&G.m, ls, n, -1);
+    FZ_CHECK(res == want, "%s = %s, the model says %s", what, ecs_result_str((ecs_result)res),
+             ecs_result_str((ecs_result)want));
+    fz_check_world();
+}
+
+/* ---- failures of immediate calls ----------------------------------------- */
+/* The call failed for lack of memory: it must be the injected failure, say
+   so, and change nothing the model can see (it may have made a table). */
+static void fz_nomem(long inj0, const char *what) {
+    FZ_STAT(ST_NOMEM);
+    FZ_CHECK(fz_injected() > inj0, "%s failed (ECS_ERR_NOMEM / 0) with no allocation failing", what);
+    FZ_CHECK(ecs_last_error(G.w)[0], "%s failed without an error line", what);
+    fz_sync_tables_all(&G.m);
+    fz_check_world();
+}
+static void fz_expect(int got, int want, const char *what) {
+    FZ_CHECK(got == want, "%s = %s, expected %s", what, ecs_result_str((ecs_result)got),
+             ecs_result_str((ecs_result)want));
+    if (got == ECS_ERR_BUSY) FZ_STAT(ST_BUSY);
+    if (got != ECS_OK) FZ_CHECK(ecs_last_error(G.w)[0], "%s = %s without an error line", what,
+                                ecs_result_str((ecs_result)got));
+}
+
+static int fz_deferring(void) { return G.defer_depth && !G.phase_systems; }
+/* ecs__check_target: live, or reserved by this defer mode. */
+static int m_target(ecs_entity e) {
+    return m_alive(&G.m, e) || (fz_deferring() && m_reserved(&G.m, e)) ? ECS_OK : ECS_ERR_STALE;
+}
+
+/* ---- registration -------------------------------------------------------- */
+static void op_register(int resource) {
+    unsigned nb = fz_u8() % 18, sb = fz_u8(), ab = fz_u8();
+    const char *name = nb < 16 ? fz_names[nb] : nb == 16 ? "" : NULL;
+    size_t size = sb == 255 ? (size_t)1 << 31 : fz_sizes[sb % 7];
+    size_t align = fz_aligns[ab % 7];
+    unsigned char init[100];
+    int use_init = fz_u8() & 1;
+    fz_fill(init, sizeof init, (uint64_t)fz_u8() << 8 | 0x33);
+    /* the model's answer: the id, or 0 */
+    int want_new = 0;
+    ecs_id want = 0;
+    size_t a = align;
+    int ok = name && *name && size <= INT32_MAX && !(resource && size == 0);
+    if (ok && size == 0) a = 0;
+    else if (ok && a == 0) for (a = 1; a < 16 && size % (a * 2) == 0; a *= 2) {}
+    if (ok && size && ((a & (a - 1)) || a > 64 || size % a)) ok = 0;
+    if (ok) {
+        int found = -1;
+        for (int k = 0; k < G.nids; k++) if (G.ids[k].name == (int)nb) found = k;
+        if (found >= 0) {
+            if (G.ids[found].res == resource && G.ids[found].size == size) want = G.ids[found].lib;
+        } else {
+            if (G.nids == FZ_MAXI) return;   /* beyond the model */
+            want_new = 1;
+            want = (ecs_id)G.nids + 1;
+        }
+    }
+    long inj0 = fz_injected();
+    ecs_id id = resource ? ecs_resource(G.w, name, size, align, use_init ? init : NULL)
+                         : ecs_component(G.w, name, size, align);
+    if (!id && want_new) { fz_nomem(inj0, resource ? "ecs_resource" : "ecs_component"); return; }
+    FZ_CHECK(id == want, "%s(\"%s\", %zu, %zu) = %u, the model says %u", resource ? "ecs_resource" : "ecs_component",
+             name ? name : "(null)", size, align, id, want);
+    if (!id) { FZ_CHECK(ecs_last_error(G.w)[0], "a refused registration without an error line"); return; }
+    if (!want_new) return;
+    fz_idinfo *in = &G.ids[G.nids];
+    in->lib = id; in->size = (uint32_t)size; in->align = (uint32_t)a; in->res = resource; in->name = (int)nb;
+    in->voff = G.vsize;
+    if (!resource) G.vsize += (uint32_t)size;
+    else {
+        if (use_init) memcpy(G.resval[G.nids], init, size);
+        else memset(G.resval[G.nids], 0, size);
+    }
+    G.nids++;
+    FZ_CHECK(ecs_id_count(G.w) == (ecs_id)G.nids, "ecs_id_count = %u, model %d", ecs_id_count(G.w), G.nids);
+    FZ_CHECK(ecs_lookup(G.w, name) == id, "ecs_lookup(\"%s\") = %u, want %u", name, ecs_lookup(G.w, name), id);
+    FZ_CHECK(ecs_id_size(G.w, id) == size, "ecs_id_size");
+    FZ_CHECK(ecs_id_name(G.w, id) && !strcmp(ecs_id_name(G.w, id), name), "ecs_id_name");
+    fz_check_resources();
+}
+
+/* ---- entities ------------------------------------------------------------ */
+static void m_defer_reserve(ecs_entity *out) {   /* ecs__defer_create */
+    uint32_t s = m_take_slot(&G.m);
+    G.m.rec[s].state = FZ_RESERVED;
+    G.m.rec[s].table = -1;
+    *out = m_h(&G.m, s);
+    l_push(&G.defer, C_CREATE, -1, -1, *out, NULL);
+}
+
+static void op_create(void) {
+    if (G.m.nrec > FZ_SLOT_SOFT) return;
+    long inj0 = fz_injected();
+    ecs_entity e = ecs_create(G.w);
+    if (fz_deferring()) {
+        if (!e) { fz_nomem(inj0, "deferred ecs_create"); return; }
+        ecs_entity want;
+        m_defer_reserve(&want);
+        FZ_CHECK(e == want, "deferred ecs_create = %#llx, model %#llx", FZ_H(e), FZ_H(want));
+        FZ_CHECK(!ecs_is_alive(G.w, e), "a reserved entity is alive before the block ends");
+        return;
+    }
+    if (m_locked(&G.m, 0)) {
+        FZ_CHECK(e == 0, "ecs_create while the root table is locked = %#llx", FZ_H(e));
+        fz_expect(ECS_ERR_BUSY, ECS_ERR_BUSY, "ecs_create");
+        return;
+    }
+    if (!e) { fz_nomem(inj0, "ecs_create"); return; }
+    ecs_entity want = 0;
+    m_create(&G.m, &want);
+    FZ_CHECK(e == want, "ecs_create = %#llx, model %#llx", FZ_H(e), FZ_H(want));
+    fz_check_entity((uint32_t)e);
+}
+
+static void op_create_many(void) {
+    unsigned nb = fz_u8();
+    size_t n = nb == 255 ? (size_t)1 << 31 : nb % 17;
+    unsigned idn = fz_u8() % 5;
+    ecs_id ids[4];
+    for (unsigned i = 0; i < idn; i++) ids[i] = fz_u8() % 4 ? fz_pick_comp() : fz_pick_id();
+    int use_out = fz_u8() % 4 != 0, null_ids = idn && fz_u8() == 7;
+    if (n <= 16 && G.m.nrec + n > FZ_SLOT_SOFT) return;
+    ecs_entity out[16] = {0};
+    int want = ECS_OK;
+    uint32_t mask = 0;
+    if (null_ids || n > INT32_MAX) want = ECS_ERR_ARG;
+    for (unsigned i = 0; i < idn && !want; i++) {
+        if (!fz_is_comp(ids[i])) want = ECS_ERR_ARG;
+        else mask |= 1u << fz_kid(ids[i]);
+    }
+    long inj0 = fz_injected();
+    ecs_result r = ecs_create_many(G.w, n, null_ids ? NULL : ids, idn, use_out ? out : NULL);
+    if (want) { fz_expect(r, want, "ecs_create_many"); return; }
+    if (fz_deferring()) {
+        if (r == ECS_ERR_NOMEM) { fz_nomem(inj0, "deferred ecs_create_many"); return; }
+        fz_expect(r, ECS_OK, "deferred ecs_create_many");
+        for (size_t i = 0; i < n; i++) {
+            ecs_entity e;
+            m_defer_reserve(&e);
+            for (unsigned j = 0; j < idn; j++) l_push(&G.defer, C_ADD, fz_kid(ids[j]), -1, e, NULL);
+            if (use_out) FZ_CHECK(out[i] == e, "deferred ecs_create_many out[%zu] = %#llx, model %#llx", i,
+                                  FZ_H(out[i]), FZ_H(e));
+        }
+        return;
+    }
+    if (r == ECS_ERR_NOMEM) { fz_nomem(inj0, "ecs_create_many"); return; }
+    int t = m_tab_for(&G.m, mask);
+    if (n == 0) { fz_expect(r, ECS_OK, "ecs_create_many(0)"); fz_check_tables(); return; }
+    if (m_locked(&G.m, t)) { fz_expect(r, ECS_ERR_BUSY, "ecs_create_many into a locked table"); return; }
+    fz_expect(r, ECS_OK, "ecs_create_many");
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = m_take_slot(&G.m);
+        G.m.rec[s].state = FZ_LIVE;
+        m_row_append(&G.m, t, s);
+        G.m.alive++;
+        for (int k = 0; k < G.nids; k++)
+            if (mask >> k & 1 && fz_size(k)) memset(m_val(&G.m, s, k), 0, fz_size(k));
+        if (use_out) FZ_CHECK(out[i] == m_h(&G.m, s), "ecs_create_many out[%zu] = %#llx, model %#llx", i,
+                              FZ_H(out[i]), FZ_H(m_h(&G.m, s)));
+    }
+    fz_check_counts();
+}
+
+/* destroy / add / remove / set through the immediate API (kind 0..3) */
+static void op_struct(int kind) {
+    static const char *const names[4] = {"ecs_destroy", "ecs_add", "ecs_remove", "ecs_set"};
+    ecs_entity e = fz_pick_handle();
+    ecs_id id = kind ? fz_u8() % 4 ? fz_pick_comp() : fz_pick_id() : 0;
+    unsigned vb = kind == 3 ? fz_u8() : 1;
+    unsigned char v[100];
+    fz_fill(v, sizeof v, (uint64_t)vb * 77 + 5);
+    const void *value = vb == 0 ? NULL : v;
+    int k = fz_kid(id);
+    int want = m_target(e);
+    if (!want && kind && !fz_is_comp(id)) want = ECS_ERR_ARG;
+    if (!want && kind == 3 && !value && fz_size(k)) want = ECS_ERR_ARG;
+    long inj0 = fz_injected();
+    ecs_result r;
+    switch (kind) {
+    case 0: r = ecs_destroy(G.w, e); break;
+    case 1: r = ecs_add(G.w, e, id); break;
+    case 2: r = ecs_remove(G.w, e, id); break;
+    default: r = ecs_set(G.w, e, id, value); break;
+    }
+    memset(v, 0xA5, sizeof v);   /* the value must have been copied */
+    if (want) { fz_expect(r, want, names[kind]); return; }
+    if (fz_deferring()) {
+        if (r == ECS_ERR_NOMEM) { fz_nomem(inj0, names[kind]); return; }
+        fz_expect(r, ECS_OK, names[kind]);
+        fz_fill(v, sizeof v, (uint64_t)vb * 77 + 5);
+        static const int ops[4] = {C_DESTROY, C_ADD, C_REMOVE, C_SET};
+        int op = ops[kind];
+        if (op == C_SET && !fz_size(k)) op = C_ADD;
+        l_push(&G.defer, op, k, -1, e, v);
+        return;
+    }
+    uint32_t s = (uint32_t)e;
+    int pred = kind == 0 ? (m_locked(&G.m, G.m.rec[s].table) ? ECS_ERR_BUSY : ECS_OK)
+             : kind == 2 ? m_remove_predict(&G.m, s, k) : m_add_predict(&G.m, s, k);
+    if (r == ECS_ERR_NOMEM && pred != ECS_ERR_ARG) { fz_nomem(inj0, names[kind]); return; }
+    fz_expect(r, pred, names[kind]);
+    if (r) { fz_check_entity(s); return; }
+    fz_fill(v, sizeof v, (uint64_t)vb * 77 + 5);
+    switch (kind) {
+    case 0: m_destroy(&G.m, s); fz_check_dead(e); break;
+    case 1: m_add(&G.m, s, k, NULL); break;
+    case 2: m_remove(&G.m, s, k); break;
+    default: m_add(&G.m, s, k, value); break;
+    }
+    if (kind) fz_check_entity(s);
+    fz_check_counts();
+}
+
+/* has / get / get_mut (writing through it) / is_alive */
+static void op_read(void) {
+    ecs_entity e = fz_pick_handle();
+    ecs_id id = fz_u8() % 4 ? fz_pick_comp() : fz_pick_id();
+    unsigned how = fz_u8();
+    int k = fz_kid(id), alive = m_alive(&G.m, e);
+    FZ_CHECK(ecs_is_alive(G.w, e) == (alive != 0), "ecs_is_alive(%#llx) = %d, model %d", FZ_H(e),
+             ecs_is_alive(G.w, e), alive);
+    int has = alive && fz_is_comp(id) && m_has(&G.m, (uint32_t)e, k);
+    FZ_CHECK(ecs_has(G.w, e, id) == (has != 0), "ecs_has(%#llx, %u) = %d, model %d", FZ_H(e), id,
+             ecs_has(G.w, e, id), has);
+    void *p = how & 1 ? ecs_get_mut(G.w, e, id) : (void *)(uintptr_t)ecs_get(G.w, e, id);
+    if (has && fz_size(k)) {
+        fz_check_value(p, (uint32_t)e, k, how & 1 ? "ecs_get_mut" : "ecs_get");
+        if (how & 1 && how & 2) {
+            fz_fill(p, fz_size(k), how * 13 + G.op);
+            memcpy(m_val(&G.m, (uint32_t)e, k), p, fz_size(k));
+        }
+    } else {
+        FZ_CHECK(p == NULL, "ecs_get(%#llx, %u) is not NULL", FZ_H(e), id);
+        if (!alive || !fz_is_comp(id)) FZ_CHECK(ecs_last_error(G.w)[0], "ecs_get failed without an error line");
+    }
+}
+
+static void op_resource(void) {
+    ecs_id id = fz_pick_id();
+    int k = fz_kid(id);
+    unsigned how = fz_u8();
+    void *p = ecs_resource_get(G.w, id);
+    if (k < 0 || !G.ids[k].res) { FZ_CHECK(p == NULL, "ecs_resource_get of a non-resource %u", id); return; }
+    FZ_CHECK(p && !memcmp(p, G.resval[k], fz_size(k)), "ecs_resource_get(%u) differs from the model", id);
+    if (how & 1) {
+        fz_fill(p, fz_size(k), how + 1000 * (uint64_t)G.op);
+        memcpy(G.resval[k], p, fz_size(k));
+    }
+}
+
+/* ---- queries and iteration ----------------------------------------------- */
+static int q_match(const fz_query *q, uint32_t mask) {
+    for (int i = 0; i < q->nt; i++) {
+        int has = (int)(mask >> q->k[i] & 1);
+        if (q->oper[i] == ECS_AND && !has) return 0;
+        if (q->oper[i] == ECS_NOT && has) return 0;
+    }
+    return 1;
+}
+
+static void op_query_new(void) {
+    if (G.nq == FZ_MAXQ) return;
+    ecs_query_desc d;
+    memset(&d, 0, sizeof d);
+    unsigned nt = fz_u8() % 5;
+    fz_query *q = &G.qs[G.nq];
+    memset(q, 0, sizeof *q);
+    int want = ECS_OK;
+    for (unsigned i = 0; i < nt; i++) {
+        d.terms[i].id = fz_u8() % 8 ? fz_pick_comp() : fz_pick_id();
+        unsigned ob = fz_u8();
+        unsigned o = ob % 8;
+        d.terms[i].oper = o < 4 ? ECS_AND : o < 6 ? ECS_NOT : o == 6 || !(ob & 0x80) ? ECS_OPTIONAL : (ecs_oper)3;
+        d.terms[i].access = (ecs_access)(ob >= 0xF8 ? 4 : (ob >> 3) % 4);
+    }
+    for (int i = 0; i < ECS_MAX_TERMS && d.terms[i].id; i++) {
+        if (!fz_is_comp(d.terms[i].id) || (unsigned)d.terms[i].oper > 2 || (unsigned)d.terms[i].access > 3) {
+            want = ECS_ERR_ARG;
+            break;
+        }
+        q->k[i] = fz_kid(d.terms[i].id); q->oper[i] = (int)d.terms[i].oper; q->acc[i] = (int)d.terms[i].access;
+        q->nt = i + 1;
+    }
+    long inj0 = fz_injected();
+    q->q = ecs_query_new(G.w, &d);
+    if (want) { FZ_CHECK(!q->q, "ecs_query_new accepted a bad term"); fz_expect(ECS_ERR_ARG, ECS_ERR_ARG, "ecs_query_new"); return; }
+    if (!q->q) { fz_nomem(inj0, "ecs_query_new"); return; }
+    G.nq++;
+}
+
+static int fz_query_busy(int qi) {
+    for (int i = 0; i < FZ_MAXIT; i++) if (G.its[i].active && G.its[i].q == qi) return 1;
+    return 0;
+}
+static void op_query_free(void) {
+    if (!G.nq) return;
+    int qi = (int)fz_below((unsigned)G.nq);
+    if (fz_query_busy(qi)) return;
+    ecs_query_free(G.qs[qi].q);
+    G.qs[qi] = G.qs[--G.nq];
+    for (int i = 0; i < FZ_MAXIT; i++) if (G.its[i].active && G.its[i].q == G.nq) G.its[i].q = qi;
+}
+
+static void op_query_count(void) {
+    if (!G.nq) return;
+    int qi = (int)fz_below((unsigned)G.nq);
+    size_t n = 0;
+    for (int t = 0; t < G.m.ntab; t++) if (q_match(&G.qs[qi], G.m.tab[t].mask)) n += G.m.tab[t].n;
+    size_t got = ecs_query_count(G.w, G.qs[qi].q);
+    FZ_CHECK(got == n, "ecs_query_count = %zu, model %zu", got, n);
+}
+
+/* The model's next batch of an open loop (locks as the library does). */
+static int m_iter_next(fz_iter *I) {
+    if (I->cur >= 0) { G.m.lock[I->cur]--; I->cur = -1; }
+    for (int t = I->cursor; t < G.m.ntab; t++) {
+        if (!G.m.tab[t].n || !q_match(&G.qs[I->q], G.m.tab[t].mask)) continue;
+        I->cursor = t + 1;
+        I->cur = t;
+        G.m.lock[t]++;
+        return t;
+    }
+    I->cursor = G.m.ntab;
+    I->active = 0;
+    return -1;
+}
+/* Compares the batch the library gave with model table t. */
+static void fz_check_batch(const ecs_iter *it, const fz_query *q, int t) {
+    const fz_tab *tb = &G.m.tab[t];
+    FZ_CHECK((uint32_t)it->count == tb->n, "batch of table %d (mask %#x) has %d rows, model %u", t, tb->mask,
+             it->count, tb->n);
+    for (uint32_t i = 0; i < tb->n; i++)
+        FZ_CHECK(it->entities[i] == m_h(&G.m, tb->rows[i]), "batch row %u = %#llx, model %#llx", i,
+                 FZ_H(it->entities[i]), FZ_H(m_h(&G.m, tb->rows[i])));
+    for (int i = 0; i < q->nt; i++) {
+        const unsigned char *p = (const unsigned char *)ecs_field(it, i);
+        int k = q->k[i], has = (int)(tb->mask >> k & 1);
+        int want = q->oper[i] != ECS_NOT && has && fz_size(k);
+        if (!want) { FZ_CHECK(p == NULL, "field %d (id %d, oper %d) is not NULL", i, k, q->oper[i]); continue; }
+        FZ_CHECK(p != NULL, "field %d (id %d) is NULL", i, k);
+        for (uint32_t r = 0; r < tb->n; r++) fz_check_value(p + (size_t)r * fz_size(k), tb->rows[r], k, "a field");
+    }
+    if (q->nt < ECS_MAX_TERMS) FZ_CHECK(ecs_field(it, q->nt) == NULL, "the field past the last term is not NULL");
+    FZ_CHECK(ecs_field(it, -1) == NULL && ecs_field(it, ECS_MAX_TERMS) == NULL, "ecs_field out of range");
+}
+static void fz_iter_step(fz_iter *I) {
+    bool got = ecs_query_next(&I->it);
+    int t = m_iter_next(I);
+    if (got) FZ_STAT(ST_ITER_BATCHES);
+    FZ_CHECK(got == (t >= 0), "ecs_query_next = %d, the model %s", got, t >= 0 ? "has a batch" : "is done");
+    if (got) fz_check_batch(&I->it, &G.qs[I->q], t);
+}
+static fz_iter *fz_iter_begin(int qi) {
+    for (int i = 0; i < FZ_MAXIT; i++) {
+        fz_iter *I = &G.its[i];
+        if (I->active) continue;
+        memset(I, 0, sizeof *I);
+        I->active = 1; I->q = qi; I->cur = -1;
+        I->it = ecs_query_iter(G.w, G.qs[qi].q);
+        FZ_CHECK(I->it.world == G.w && I->it.system == 0, "ecs_query_iter: world or system");
+        FZ_CHECK((I->it.commands != NULL) == (G.defer_depth > 0), "it.commands is %p in defer depth %d",
+                 (void *)I->it.commands, G.defer_depth);
+        return I;
+    }
+    return NULL;
+}
+static void fz_iter_fini(fz_iter *I) {
+    ecs_iter_fini(&I->it);
+    if (I->cur >= 0) G.m.lock[I->cur]--;
+    I->cur = -1;
+    I->active = 0;
+}
+
+static void op_iter_begin(void) {
+    if (!G.nq) return;
+    fz_iter *I = fz_iter_begin((int)fz_below((unsigned)G.nq));
+    if (I) fz_iter_step(I);
+}
+static void op_iter_next(void) {
+    fz_iter *I = &G.its[fz_below(FZ_MAXIT)];
+    if (I->active) fz_iter_step(I);
+}
+static void op_iter_fini(void) {
+    fz_iter *I = &G.its[fz_below(FZ_MAXIT)];
+    if (I->active) fz_iter_fini(I);
+}
+/* Writes row r of term t of an open loop's batch, READ fields too. */
+static void op_iter_write(void) {
+    fz_iter *I = &G.its[fz_below(FZ_MAXIT)];
+    unsigned t = fz_u8() % 4, r = fz_u8(), seed = fz_u8();
+    if (!I->active || I->cur < 0) return;
+    const fz_query *q = &G.qs[I->q];
+    if ((int)t >= q->nt) {
+        void *p = ecs_field_sized(&I->it, (int)t, 4);
+        FZ_CHECK(p == NULL, "ecs_field_sized past the terms");
+        return;
+    }
+    int k = q->k[t];
+    unsigned char *p = (unsigned char *)ecs_field(&I->it, (int)t);
+    if (!p || !fz_size(k)) return;
+    if (seed == 0) {   /* the size check */
+        FZ_CHECK(ecs_field_sized(&I->it, (int)t, fz_size(k) + 1) == NULL, "ECS_FIELD with a wrong size");
+        FZ_CHECK(ecs_field_sized(&I->it, (int)t, fz_size(k)) == p, "ECS_FIELD with the right size");
+        return;
+    }
+    r %= G.m.tab[I->cur].n;
+    fz_fill(p + (size_t)r * fz_size(k), fz_size(k), seed * 7919u + (uint64_t)G.op);
+    memcpy(m_val(&G.m, G.m.tab[I->cur].rows[r], k), p + (size_t)r * fz_size(k), fz_size(k));
+}
+/* A whole loop, writing WRITE fields on the way. */
+static void op_iter_full(void) {
+    if (!G.nq) return;
+    int qi = (int)fz_below((unsigned)G.nq);
+    unsigned write = fz_u8() & 1;
+    fz_iter *I = fz_iter_begin(qi);
+    if (!I) return;
+    const fz_query *q = &G.qs[qi];
+    for (;;) {
+        fz_iter_step(I);
+        if (!I->active) break;
+        if (!write) continue;
+        for (int i = 0; i < q->nt; i++) {
+            if (!(q->acc[i] & ECS_WRITE) || q->oper[i] == ECS_NOT) continue;
+            unsigned char *p = (unsigned char *)ecs_field(&I->it, i);
+            int k = q->k[i];
+            if (!p || !fz_size(k)) continue;
+            for (int r = 0; r < I->it.count; r++) {
+                unsigned char *cell = p + (size_t)r * fz_size(k);
+                for (uint32_t b = 0; b < fz_size(k); b++) cell[b] = (unsigned char)(cell[b] * 3 + 1 + b);
+                memcpy(m_val(&G.m, G.m.tab[I->cur].rows[r], k), cell, fz_size(k));
+            }
+        }
+    }
+}
+
+/* ---- defer mode ---------------------------------------------------------- */
+static void op_defer_begin(void) {
+    if (G.defer_depth >= 4) return;
+    long inj0 = fz_injected();
+    ecs_result r = ecs_defer_begin(G.w);
+    if (r == ECS_ERR_NOMEM && !G.defer_exists) { fz_nomem(inj0, "ecs_defer_begin"); return; }
+    fz_expect(r, ECS_OK, "ecs_defer_begin");
+    G.defer_exists = 1;
+    G.defer_depth++;
+}
+static void op_defer_end(void) {
+    long inj0 = fz_injected();
+    ecs_result r = ecs_defer_end(G.w);
+    if (G.defer_depth == 0) {
+        if (!l_left(&G.defer)) { fz_expect(r, ECS_ERR_ARG, "ecs_defer_end outside defer mode"); return; }
+    } else if (G.defer_depth > 1) {
+        fz_expect(r, ECS_OK, "a nested ecs_defer_end");
+        G.defer_depth--;
+        return;
+    } else {
+        G.defer_depth = 0;
+    }
+    fz_list *ls[1] = {&G.defer};
+    fz_stats[ST_DEFER_CMDS] += l_left(&G.defer);
+    fz_after_apply(ls, 1, r, inj0, "ecs_defer_end");
+}
+
+/* ---- command buffers ----------------------------------------------------- */
+static void op_cmds_new(void) {
+    if (G.nbuf == FZ_MAXBUF) return;
+    long inj0 = fz_injected();
+    ecs_commands *c = ecs_commands_new(G.w);
+    if (!c) { fz_nomem(inj0, "ecs_commands_new"); return; }
+    G.bufs[G.nbuf] = c;
+    memset(&G.lists[G.nbuf], 0, sizeof G.lists[G.nbuf]);
+    G.nbuf++;
+}
+static void op_cmds_free(void) {
+    if (!G.nbuf) return;
+    int b = (int)fz_below((unsigned)G.nbuf);
+    ecs_commands_free(G.bufs[b]);
+    l_free(&G.lists[b]);
+    G.nbuf--;
+    G.bufs[b] = G.bufs[G.nbuf];
+    G.lists[b] = G.lists[G.nbuf];
+    memset(&G.lists[G.nbuf], 0, sizeof G.lists[G.nbuf]);
+}
+/* A pending handle's serial: checks it against what the list saw. */
+static void fz_check_pending(fz_list *L, ecs_entity p, const char *what) {
+    FZ_CHECK(p >> 63, "%s = %#llx has no pending bit", what, FZ_H(p));
+    uint64_t serial = p >> 24 & ((1ull << 39) - 1);
+    FZ_CHECK((p & 0xFFFFFF) == (uint64_t)L->npend, "%s = %#llx: pending index %llu, model %d", what, FZ_H(p),
+             (unsigned long long)(p & 0xFFFFFF), L->npend);
+    FZ_CHECK(serial != 0, "%s: pending serial 0", what);
+    if (L->serial) FZ_CHECK(serial == L->serial, "%s: serial %llu changed from %llu without an apply", what,
+                            (unsigned long long)serial, (unsigned long long)L->serial);
+    else FZ_CHECK(serial > L->old_serial, "%s: serial %llu after %llu: serials must never repeat", what,
+                  (unsigned long long)serial, (unsigned long long)L->old_serial);
+    L->serial = serial;
+}
+static int m_pending_of(const fz_list *L, ecs_entity e) {   /* ecs__is_pending_of */
+    if (!L->serial) return 0;
+    return (e & ~(uint64_t)0xFFFFFF) == (1ull << 63 | L->serial << 24) && (int)(e & 0xFFFFFF) < L->npend;
+}
+/* Records into a list: the result ecs_cmd_* must give (before memory). */
+static int m_cmd_check(const fz_list *L, int op, ecs_entity e, ecs_id id, const void *v) {
+    if (e == 0) return ECS_ERR_STALE;
+    if (e >> 63 && !m_pending_of(L, e)) return ECS_ERR_ARG;
+    if (op != C_DESTROY && !fz_is_comp(id)) return ECS_ERR_ARG;
+    if (op == C_SET && !v && fz_size(fz_kid(id))) return ECS_ERR_ARG;
+    return ECS_OK;
+}
+static void m_cmd_record(fz_list *L, int op, ecs_entity e, ecs_id id, const void *v) {
+    int k = op == C_DESTROY ? -1 : fz_kid(id);
+    if (op == C_SET && !fz_size(k)) op = C_ADD;
+    int pend = e >> 63 ? (int)(e & 0xFFFFFF) : -1;
+    l_push(L, op, k, pend, pend >= 0 ? 0 : e, v);
+}
+
+static void op_cmd_create(void) {
+    if (!G.nbuf) return;
+    int b = (int)fz_below((unsigned)G.nbuf);
+    fz_list *L = &G.lists[b];
+    if (L->npend >= FZ_MAXPEND || G.m.nrec + (uint32_t)L->npend > FZ_SLOT_SOFT) return;
+    long inj0 = fz_injected();
+    ecs_entity p = ecs_cmd_create(G.bufs[b]);
+    if (!p) { fz_nomem(inj0, "ecs_cmd_create"); return; }
+    fz_check_pending(L, p, "ecs_cmd_create");
+    l_push(L, C_CREATE, -1, L->npend++, 0, NULL);
+}
+static void op_cmd(void) {
+    if (!G.nbuf) return;
+    int b = (int)fz_below((unsigned)G.nbuf);
+    fz_list *L = &G.lists[b];
+    unsigned kind = fz_u8() % 4, hb = fz_u8();
+    ecs_entity e;
+    if (hb % 4 == 0 && L->serial && L->npend) e = 1ull << 63 | L->serial << 24 | (hb >> 2) % (unsigned)L->npend;
+    else if (hb % 4 == 1 && G.nbuf > 1) {   /* another buffer's pending handle */
+        const fz_list *O = &G.lists[(b + 1) % G.nbuf];
+        e = O->serial && O->npend ? 1ull << 63 | O->serial << 24 : 1ull << 63 | 5ull << 24;
+    } else if (hb % 4 == 2 && L->serial) e = 1ull << 63 | L->serial << 24 | (unsigned)L->npend;   /* index too high */
+    else e = fz_pick_handle();
+    ecs_id id = kind ? fz_u8() % 4 ? fz_pick_comp() : fz_pick_id() : 0;
+    unsigned vb = kind == 3 ? fz_u8() : 1;
+    unsigned char v[100];
+    fz_fill(v, sizeof v, (uint64_t)vb * 31 + 9);
+    const void *value = vb ? v : NULL;
+    static const int ops[4] = {C_DESTROY, C_ADD, C_REMOVE, C_SET};
+    int op = ops[kind];
+    int want = m_cmd_check(L, op, e, id, value);
+    long inj0 = fz_injected();
+    ecs_result r;
+    switch (kind) {
+    case 0: r = ecs_cmd_destroy(G.bufs[b], e); break;
+    case 1: r = ecs_cmd_add(G.bufs[b], e, id); break;
+    case 2: r = ecs_cmd_remove(G.bufs[b], e, id); break;
+    default: r = ecs_cmd_set(G.bufs[b], e, id, value); break;
+    }
+    memset(v, 0xA5, sizeof v);
+    if (!want && r == ECS_ERR_NOMEM) { fz_nomem(inj0, "ecs_cmd_*"); return; }
+    fz_expect(r, want, "ecs_cmd_*");
+    if (r) return;
+    fz_fill(v, sizeof v, (uint64_t)vb * 31 + 9);
+    m_cmd_record(L, op, e, id, value ? v : NULL);
+}
+static void op_cmds_apply(void) {
+    unsigned x = fz_u8();
+    if (!G.nbuf || x == 255) {
+        FZ_CHECK(ecs_commands_apply(G.w, NULL) == ECS_ERR_ARG, "ecs_commands_apply(NULL)");
+        return;
+    }
+    int b = (int)(x % (unsigned)G.nbuf);
+    long inj0 = fz_injected();
+    ecs_result r = ecs_commands_apply(G.w, G.bufs[b]);
+    if (G.defer_depth) { fz_expect(r, ECS_ERR_BUSY, "ecs_commands_apply in defer mode"); return; }
+    fz_list *ls[1] = {&G.lists[b]};
+    fz_after_apply(ls, 1, r, inj0, "ecs_commands_apply");
+}
+
+/* ---- systems: registration ----------------------------------------------- */
+static void fz_sys_fn(ecs_iter *it);
+
+static int fz_declared(const fz_sys *S, int k) {
+    for (int i = 0; i < S->acc_n; i++) if (S->acc_k[i] == k) return i;
+    return -1;
+}
+static void fz_sys_access(fz_sys *S) {   /* what it declared, merged (NOT terms access nothing) */
+    S->acc_n = 0;
+    for (int part = 0; part < 3; part++) {
+        int n = part == 0 ? S->nt : part == 1 ? S->nr : S->nw;
+        for (int i = 0; i < n; i++) {
+            ecs_id id = part == 0 ? S->terms[i].id : part == 1 ? S->reads[i] : S->writes[i];
+            if (part == 0 && S->terms[i].oper == ECS_NOT) continue;
+            int write = part == 2 || (part == 0 && (S->terms[i].access & ECS_WRITE));
+            int k = fz_kid(id), j = fz_declared(S, k);
+            if (j < 0) { j = S->acc_n++; S->acc_k[j] = k; S->acc_w[j] = 0; S->acc_l[j] = 0; }
+            S->acc_w[j] |= write;
+            S->acc_l[j] |= part > 0;
+        }
+    }
+}
+static int fz_sys_by_name(int name) {   /* the first system with that name, or -1 */
+    for (int i = 0; i < G.nsys; i++) if (G.sys[i].name == name) return i;
+    return -1;
+}
+
+static void op_stage_add(void) {
+    unsigned b = fz_u8();
+    if (G.nstages >= 4) return;
+    long inj0 = fz_injected();
+    ecs_stage st = ecs_stage_add(G.w, b & 1 ? NULL : "late");
+    if (!st) { fz_nomem(inj0, "ecs_stage_add"); return; }
+    FZ_CHECK(st == (ecs_stage)G.nstages, "ecs_stage_add = %u, model %d", st, G.nstages);
+    G.nstages++;
+    FZ_CHECK(ecs_stage_count(G.w) == (uint32_t)G.nstages, "ecs_stage_count");
+}
+
+static void op_system_add(void) {
+    if (G.nsys == FZ_MAXSYS) return;
+    fz_sys *S = &G.sys[G.nsys];
+    memset(S, 0, sizeof *S);
+    ecs_system_desc d;
+    memset(&d, 0, sizeof d);
+    unsigned nb = fz_u8(), fb = fz_u8(), cb = fz_u8(), tb = fz_u8();
+    S->name = (int)(nb % 10);
+    d.name = nb >= 0xF8 ? NULL : fz_snames[S->name];
+    d.fn = fb == 0xFF ? NULL : fz_sys_fn;
+    d.ctx = S;
+    d.flags = fb % 4 | (fb >= 0xF8 ? 4u : 0u);
+    d.chunk_size = cb == 0xFF ? -1 : cb % 8 < 5 ? 0 : (int)(cb % 8) - 4;
+    unsigned nt = tb % 4;
+    for (unsigned i = 0; i < nt; i++) {
+        d.terms[i].id = fz_u8() % 8 ? fz_pick_comp() : fz_pick_id();
+        unsigned ob = fz_u8(), o = ob % 8;
+        d.terms[i].oper = o < 4 ? ECS_AND : o < 6 ? ECS_NOT : o == 6 || !(ob & 0x80) ? ECS_OPTIONAL : (ecs_oper)3;
+        d.terms[i].access = (ecs_access)(ob >= 0xF8 ? 4 : (ob >> 3) % 4);
+    }
+    unsigned rw = fz_u8();
+    S->nr = (int)(rw % 3); S->nw = (int)(rw / 3 % 3);
+    for (int i = 0; i < S->nr; i++) d.reads[i] = S->reads[i] = fz_pick_id();
+    for (int i = 0; i < S->nw; i++) d.writes[i] = S->writes[i] = fz_pick_id();
+    unsigned db = fz_u8();
+    S->ndep[0] = (int)(db % 3); S->ndep[1] = (int)(db / 3 % 3); S->ndep[2] = (int)(db / 9 % 2);
+    const char **lists[3] = {d.after, d.before, d.independent_of};
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < S->ndep[l]; i++) {
+            S->dep[l][i] = (int)(fz_u8() % 10);
+            lists[l][i] = fz_snames[S->dep[l][i]];
+        }
+    unsigned sb = fz_u8();
+    d.stage = sb % ((unsigned)G.nstages + 1);
+    if (sb == 0xFF) d.stage = 1000;
+    S->behave = fz_u8() | (fz_u8() & 7u) << 8;
+    S->seed = fz_mix(fz_u8(), 0xC0FFEE + (uint64_t)G.nsys);
+    if (d.flags & ECS_SYSTEM_EXCLUSIVE || S->behave & B_BAD) {
+        S->target[0] = fz_pick_handle();
+        S->target[1] = fz_pick_handle();
+    }
+    /* the model's verdict */
+    int ok = d.name && *d.name && d.fn;
+    int n = 0;
+    for (; ok && n < ECS_MAX_TERMS && d.terms[n].id; n++)
+        if (!fz_is_comp(d.terms[n].id) || (unsigned)d.terms[n].oper > 2 || (unsigned)d.terms[n].access > 3) ok = 0;
+    for (int i = 0; ok && i < S->nr && S->reads[i]; i++) if (fz_kid(S->reads[i]) < 0) ok = 0;
+    for (int i = 0; ok && i < S->nw && S->writes[i]; i++) if (fz_kid(S->writes[i]) < 0) ok = 0;
+    if (d.stage >= (ecs_stage)G.nstages || (d.flags & ~3u) || d.chunk_size < 0 || (d.chunk_size > 0 && d.flags)) ok = 0;
+    for (int l = 0; l < 3; l++)
+        for (int i = 0; i < S->ndep[l]; i++) if (!*fz_snames[S->dep[l][i]]) ok = 0;
+    long inj0 = fz_injected();
+    ecs_system s = ecs_system_add(G.w, &d);
+    if (!ok) {
+        FZ_CHECK(s == 0, "ecs_system_add accepted a bad desc (system %u)", s);
+        fz_expect(ECS_ERR_ARG, ECS_ERR_ARG, "ecs_system_add");
+        return;
+    }
+    if (!s) { fz_nomem(inj0, "ecs_system_add"); return; }
+    FZ_CHECK(s == (ecs_system)G.nsys + 1, "ecs_system_add = %u, model %d", s, G.nsys + 1);
+    S->lib = s;
+    S->nt = n;
+    memcpy(S->terms, d.terms, sizeof S->terms);
+    while (S->nr && !S->reads[S->nr - 1]) S->nr--;   /* lists end at the first 0 */
+    for (int i = 0; i < S->nr; i++) if (!S->reads[i]) S->nr = i;
+    for (int i = 0; i < S->nw; i++) if (!S->writes[i]) S->nw = i;
+    S->stage = (int)d.stage;
+    S->flags = d.flags;
+    S->chunk = d.chunk_size;
+    fz_sys_access(S);
+    G.nsys++;
+    if (G.trace) {
+        fprintf(stderr, "  system %d \"%s\": stage %d flags %u chunk %d behave %#x terms", G.nsys, d.name, S->stage,
+                S->flags, S->chunk, S->behave);
+        for (int i = 0; i < S->nt; i++) fprintf(stderr, " %s%u%s", S->terms[i].oper == ECS_NOT ? "!" :
+                S->terms[i].oper == ECS_OPTIONAL ? "?" : "", S->terms[i].id, S->terms[i].access & ECS_WRITE ? "w" : "");
+        fprintf(stderr, " reads");
+        for (int i = 0; i < S->nr; i++) fprintf(stderr, " %u", S->reads[i]);
+        fprintf(stderr, " writes");
+        for (int i = 0; i < S->nw; i++) fprintf(stderr, " %u", S->writes[i]);
+        for (int l = 0; l < 3; l++) {
+            fprintf(stderr, " %s", l == 0 ? "after" : l == 1 ? "before" : "indep");
+            for (int i = 0; i < S->ndep[l]; i++) fprintf(stderr, " %s", fz_snames[S->dep[l][i]]);
+        }
+        fputc('\n', stderr);
+    }
+    FZ_CHECK(ecs_system_count(G.w) == (uint32_t)G.nsys, "ecs_system_count");
+    FZ_CHECK(ecs_system_stage(G.w, s) == d.stage, "ecs_system_stage");
+    FZ_CHECK(ecs_system_lookup(G.w, d.name) == G.sys[fz_sys_by_name(S->name)].lib, "ecs_system_lookup");
+}
+
+/* ---- the system graph ---------------------------------------------------- */
+/* How a system touches model id k: through query terms (T) or its reads /
+   writes lists (L), reading or writing; and its AND / NOT filters. */
+enum { A_TR = 1, A_TW = 2, A_LR = 4, A_LW = 8 };
+static unsigned fz_how(const fz_sys *S, int k) {
+    unsigned how = 0;
+    for (int i = 0; i < S->nt; i++)
+        if (fz_kid(S->terms[i].id) == k && S->terms[i].oper != ECS_NOT)
+            how |= A_TR | (S->terms[i].access & ECS_WRITE ? A_TW : 0u);
+    for (int i = 0; i < S->nr; i++) if (fz_kid(S->reads[i]) == k) how |= A_LR;
+    for (int i = 0; i < S->nw; i++) if (fz_kid(S->writes[i]) == k) how |= A_LR | A_LW;
+    return how;
+}
+static unsigned fz_filter(const fz_sys *S, int k) {   /* 1: AND k, 2: NOT k */
+    unsigned f = 0;
+    for (int i = 0; i < S->nt; i++)
+        if (fz_kid(S->terms[i].id) == k) f |= S->terms[i].oper == ECS_AND ? 1u : S->terms[i].oper == ECS_NOT ? 2u : 0u;
+    return f;
+}
+/* Two queries that can never match the same table (AND x in one, NOT x in
+   the other) do not conflict through their terms. */
+static int fz_disjoint(const fz_sys *a, const fz_sys *b) {
+    for (int k = 0; k < G.nids; k++) {
+        unsigned fa = fz_filter(a, k), fb = fz_filter(b, k);
+        if (((fa & 1) && (fb & 2)) || ((fa & 2) && (fb & 1))) return 1;
+    }
+    return 0;
+}
+/* The conflict rules: list accesses conflict with any access to the id,
+   term accesses with term accesses unless the queries are disjoint; one
+   side must write; an EXCLUSIVE system conflicts with every system. */
+static int fz_conflict(const fz_sys *a, const fz_sys *b) {
+    if ((a->flags | b->flags) & ECS_SYSTEM_EXCLUSIVE) return 1;
+    int dis = fz_disjoint(a, b);
+    for (int k = 0; k < G.nids; k++) {
+        unsigned ha = fz_how(a, k), hb = fz_how(b, k);
+        int at = (ha & (A_TR | A_TW)) != 0, al = (ha & (A_LR | A_LW)) != 0, atw = (ha & A_TW) != 0, alw = (ha & A_LW) != 0;
+        int bt = (hb & (A_TR | A_TW)) != 0, bl = (hb & (A_LR | A_LW)) != 0, btw = (hb & A_TW) != 0, blw = (hb & A_LW) != 0;
+        if (al && bl && (alw || blw)) return 1;
+        if (al && bt && (alw || btw)) return 1;
+        if (at && bl && (atw || blw)) return 1;
+        if (at && bt && !dis && (atw || btw)) return 1;
+    }
+    return 0;
+}
+/* The library's "disjoint" mark: some system of the stage (itself and
+   independent_of partners included) has a term conflict with a that
+   validation let go because their queries are disjoint. */
+static int fz_sys_dj(int a) {
+    const fz_sys *A = &G.sys[a];
+    for (int c = 0; c < G.nsys; c++) {
+        const fz_sys *C = &G.sys[c];
+        if (C->stage != A->stage || !fz_disjoint(A, C)) continue;
+        for (int k = 0; k < G.nids; k++) {
+            unsigned ha = fz_how(A, k), hc = fz_how(C, k);
+            if (((ha & A_TR) && (hc & A_TW)) || ((ha & A_TW) && (hc & A_TR))) return 1;
+        }
+    }
+    return 0;
+}
+static int fz_independent(int a, int b) {
+    for (int i = 0; i < G.sys[a].ndep[2]; i++) if (fz_sys_by_name(G.sys[a].dep[2][i]) == b) return 1;
+    for (int i = 0; i < G.sys[b].ndep[2]; i++) if (fz_sys_by_name(G.sys[b].dep[2][i]) == a) return 1;
+    return 0;
+}
+/* decl[a][b]: a declared edge a before b (resolved names), closed transitively */
+static void fz_declared_reach(int reach[FZ_MAXSYS][FZ_MAXSYS]) {
+    memset(reach, 0, sizeof(int) * FZ_MAXSYS * FZ_MAXSYS);
+    for (int s = 0; s < G.nsys; s++)
+        for (int l = 0; l < 2; l++)
+            for (int i = 0; i < G.sys[s].ndep[l]; i++) {
+                int t = fz_sys_by_name(G.sys[s].dep[l][i]);
+                if (t < 0 || G.sys[t].stage != G.sys[s].stage) continue;   /* within a stage */
+                if (l == 0) reach[t][s] = 1; else reach[s][t] = 1;
+            }
+    for (int k = 0; k < G.nsys; k++)
+        for (int i = 0; i < G.nsys; i++)
+            for (int j = 0; j < G.nsys; j++)
+                if (reach[i][k] && reach[k][j]) reach[i][j] = 1;
+}
+static int fz_report_has(const ecs_report *rep, ecs_problem_kind kind, ecs_system a, ecs_system b) {
+    for (int i = 0; i < rep->count; i++) {
+        const ecs_problem *p = &rep->problems[i];
+        if (p->kind == kind && (!a || p->a == a) && (!b || p->b == b)) return 1;
+    }
+    return 0;
+}
+/* Validates (paused) and checks the verdict against what the model knows;
+   for a valid graph, fills G.prec and checks it. Returns 1 if valid. */
+static int fz_graph(ecs_result r, const ecs_report *rep) {
+    int reach[FZ_MAXSYS][FZ_MAXSYS];
+    fz_declared_reach(reach);
+    int must = 0;
+    for (int s = 0; s < G.nsys; s++) {
+        const fz_sys *S = &G.sys[s];
+        int first = fz_sys_by_name(S->name);
+        if (first != s) {
+            must = 1;
+            FZ_CHECK(r != ECS_OK, "systems %d and %d share a name and the graph is valid", first + 1, s + 1);
+            FZ_CHECK(fz_report_has(rep, ECS_PROBLEM_DUPLICATE_NAME, G.sys[first].lib, S->lib),
+                     "no DUPLICATE_NAME for systems %d and %d", first + 1, s + 1);
+        }
+        if (S->chunk > 0 && S->nw) {
+            must = 1;
+            FZ_CHECK(r != ECS_OK && fz_report_has(rep, ECS_PROBLEM_SELF_RACE, S->lib, S->lib),
+                     "no SELF_RACE for chunked system %d with a writes list", s + 1);
+        }
+        for (int l = 0; l < 3; l++)
+            for (int i = 0; i < S->ndep[l]; i++) {
+                int t = fz_sys_by_name(S->dep[l][i]);
+                if (t < 0) {
+                    must = 1;
+                    FZ_CHECK(r != ECS_OK && fz_report_has(rep, ECS_PROBLEM_UNKNOWN_SYSTEM, S->lib, 0),
+                             "no UNKNOWN_SYSTEM for system %d naming \"%s\"", s + 1, fz_snames[S->dep[l][i]]);
+                } else if (l < 2) {
+                    int from = l == 0 ? t : s, to = l == 0 ? s : t;
+                    if (G.sys[from].stage > G.sys[to].stage || from == to) {
+                        must = 1;
+                        FZ_CHECK(r != ECS_OK, "a declared edge %d -> %d against stage order (or to itself) and the "
+                                 "graph is valid", from + 1, to + 1);
+                    }
+                }
+            }
+    }
+    for (int a = 0; a < G.nsys; a++) {
+        if (reach[a][a]) {
+            must = 1;
+            FZ_CHECK(r != ECS_OK && fz_report_has(rep, ECS_PROBLEM_CYCLE, 0, 0), "declared cycle through system %d "
+                     "and no CYCLE reported", a + 1);
+        }
+        for (int b = a + 1; b < G.nsys && G.order == ECS_ORDER_EXPLICIT; b++)
+            if (G.sys[a].stage == G.sys[b].stage && fz_conflict(&G.sys[a], &G.sys[b]) && !fz_independent(a, b) &&
+                !reach[a][b] && !reach[b][a]) {
+                must = 1;
+                FZ_CHECK(r != ECS_OK, "EXPLICIT order: systems %d and %d conflict, nothing orders them, and the "
+                         "graph is valid", a + 1, b + 1);
+            }
+    }
+    for (int i = 0; i < rep->count; i++) {   /* every problem reported is real */
+        const ecs_problem *p = &rep->problems[i];
+        FZ_CHECK(p->message && *p->message, "problem %d has no message", i);
+        if (p->kind == ECS_PROBLEM_RACE) {
+            FZ_CHECK(G.order != ECS_ORDER_INSERTION, "a RACE in INSERTION order: %s", p->message);
+            FZ_CHECK(p->a >= 1 && p->a < p->b && (int)p->b <= G.nsys, "RACE systems %u, %u", p->a, p->b);
+            const fz_sys *A = &G.sys[p->a - 1], *B = &G.sys[p->b - 1];
+            FZ_CHECK(A->stage == B->stage && fz_conflict(A, B) && !fz_independent((int)p->a - 1, (int)p->b - 1),
+                     "RACE between systems %u and %u, which do not conflict: %s", p->a, p->b, p->message);
+            FZ_CHECK(!reach[p->a - 1][p->b - 1] && !reach[p->b - 1][p->a - 1],
+                     "RACE between systems %u and %u, which a declared order orders: %s", p->a, p->b, p->message);
+        } else if (p->kind == ECS_PROBLEM_DUPLICATE_NAME) {
+            FZ_CHECK(p->a >= 1 && p->b > p->a && (int)p->b <= G.nsys &&
+                     G.sys[p->a - 1].name == G.sys[p->b - 1].name, "DUPLICATE_NAME %u %u", p->a, p->b);
+        } else if (p->kind == ECS_PROBLEM_SELF_RACE) {
+            FZ_CHECK(p->a >= 1 && (int)p->a <= G.nsys && G.sys[p->a - 1].chunk > 0 && G.sys[p->a - 1].nw,
+                     "SELF_RACE of system %u", p->a);
+        } else if (p->kind == ECS_PROBLEM_UNKNOWN_SYSTEM) {
+            FZ_CHECK(p->name && !ecs_system_lookup(G.w, p->name), "UNKNOWN_SYSTEM \"%s\" exists", p->name);
+        } else {
+            FZ_CHECK(p->kind == ECS_PROBLEM_CYCLE && p->cycle_len >= 1 && p->cycle, "problem kind %d", (int)p->kind);
+        }
+    }
+    if (r != ECS_OK) {
+        FZ_CHECK(r == ECS_ERR_INVALID_GRAPH && rep->count > 0, "ecs_validate = %s with %d problems",
+                 ecs_result_str(r), rep->count);
+        (void)must;
+        return 0;
+    }
+    FZ_CHECK(rep->count == 0, "a valid graph with %d problems", rep->count);
+    /* valid: the run order (declared order, then registration: sinks are
+       placed last, the latest registered first) */
+    int runpos[FZ_MAXSYS], placed[FZ_MAXSYS] = {0};
+    for (int st = 0; st < G.nstages; st++) {
+        int place = 0, cnt = 0;
+        for (int x = 0; x < G.nsys; x++) cnt += G.sys[x].stage == st;
+        place = cnt;
+        while (place > 0) {
+            int pick = -1;
+            for (int x = G.nsys - 1; x >= 0 && pick < 0; x--) {
+                if (G.sys[x].stage != st || placed[x]) continue;
+                int sink = 1;
+                for (int y = 0; y < G.nsys; y++)
+                    if (y != x && G.sys[y].stage == st && !placed[y] && reach[x][y]) sink = 0;
+                if (sink) pick = x;
+            }
+            FZ_CHECK(pick >= 0, "no run order in stage %d of a valid graph", st);
+            placed[pick] = 1;
+            runpos[pick] = --place;
+        }
+    }
+    /* the order ecs_system_precedes tells */
+    fz_pause();
+    for (int a = 0; a < G.nsys; a++)
+        for (int b = 0; b < G.nsys; b++)
+            G.prec[a][b] = ecs_system_precedes(G.w, G.sys[a].lib, G.sys[b].lib);
+    fz_resume();
+    for (int a = 0; a < G.nsys; a++) {
+        FZ_CHECK(!G.prec[a][a], "system %d precedes itself", a + 1);
+        for (int b = 0; b < G.nsys; b++) {
+            if (a == b) continue;
+            const fz_sys *A = &G.sys[a], *B = &G.sys[b];
+            if (A->stage != B->stage) {
+                FZ_CHECK(G.prec[a][b] == (A->stage < B->stage), "precedes(%d, %d) across stages", a + 1, b + 1);
+                continue;
+            }
+            FZ_CHECK(!(G.prec[a][b] && G.prec[b][a]), "systems %d and %d precede each other", a + 1, b + 1);
+            if (reach[a][b]) FZ_CHECK(G.prec[a][b], "declared %d before %d, but it does not precede", a + 1, b + 1);
+            for (int c = 0; c < G.nsys; c++)
+                if (G.prec[a][b] && G.prec[b][c]) FZ_CHECK(G.prec[a][c], "precedes is not transitive");
+            if (b > a && fz_conflict(A, B) && !fz_independent(a, b)) {
+                FZ_CHECK(G.prec[a][b] || G.prec[b][a], "systems %d and %d conflict and nothing orders them",
+                         a + 1, b + 1);
+                if (G.order == ECS_ORDER_INSERTION) {
+                    int x = runpos[a] < runpos[b] ? a : b, y = x == a ? b : a;
+                    FZ_CHECK(G.prec[x][y], "INSERTION order: %d and %d conflict and %d, first in the run order, "
+                             "does not run first", x + 1, y + 1, x + 1);
+                }
+            }
+        }
+    }
+    return 1;
+}
+static void op_validate(void) {
+    ecs_report rep;
+    long inj0 = fz_injected();
+    ecs_result r = ecs_validate(G.w, &rep);
+    if (r == ECS_ERR_NOMEM) {
+        FZ_CHECK(fz_injected() > inj0, "ecs_validate = ECS_ERR_NOMEM with no allocation failing");
+        return;
+    }
+    G.sys_valid = fz_graph(r, &rep);
+}
+
+/* ---- system callbacks ---------------------------------------------------- */
+/* Shared choices: which id a callback touches, and the bytes it writes. */
+static ecs_id fz_cb_id(uint64_t x) { return (ecs_id)(x % ((uint64_t)G.nids + 1)) + 1; }   /* nids + 1: unknown */
+static void fz_mutate(unsigned char *v, uint32_t size, uint64_t h, int t) {
+    for (uint32_t b = 0; b < size; b++)
+        v[b] = (unsigned char)(v[b] * 5u + (unsigned)(h >> (b % 8 * 8)) + (unsigned)t + b);
+}
+static int fz_field_ok(const fz_sys *S, int t) {   /* may hold a field: a sized AND / OPTIONAL term */
+    return S->terms[t].oper != ECS_NOT && fz_size(fz_kid(S->terms[t].id)) > 0;
+}
+
+typedef struct fz_cbctx { fz_res *res; int n; } fz_cbctx;
+static void fz_push(fz_cbctx *c, uint64_t v, long inj0) {
+    if (c->n < FZ_MAXRES) { c->res[c->n].v = v; c->res[c->n].inj = fz_injected() != inj0; }
+    c->n++;
+}
+#define FZ_LOG(c, expr) do { long i0_ = fz_injected(); uint64_t v_ = (uint64_t)(expr); fz_push((c), v_, i0_); } while (0)
+
+static void fz_spin(void) {
+    volatile uint64_t x = 0;
+    for (int i = 0; i < 20000; i++) x = x + (uint64_t)i;
+}
+
+/* The library's side: one batch, every call logged. */
+static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
+    ecs_world *w = it->world;
+    ecs_commands *cm = it->commands;
+    uint32_t dtb = (uint32_t)(G.dt * 4.0f);
+    int excl = (S->flags & ECS_SYSTEM_EXCLUSIVE) != 0;
+    unsigned char val[100];
+    unsigned rb = 0;
+    if (S->behave & B_RES) {
+        for (int part = 0; part < 2; part++)
+            for (int i = 0; i < (part ? S->nw : S->nr); i++) {
+                ecs_id id = part ? S->writes[i] : S->reads[i];
+                int k = fz_kid(id);
+                if (!G.ids[k].res) continue;
+                long i0 = fz_injected();
+                unsigned char *p = (unsigned char *)ecs_resource_get(w, id);
+                fz_push(c, p != NULL, i0);
+                if (!p) continue;
+                if (!part) rb ^= p[0];
+                else for (uint32_t b = 0; b < fz_size(k); b++) p[b] = (unsigned char)(p[b] + it->count + b + 1);
+            }
+        if (S->behave & B_BAD)
+            for (int k = 0; k < G.nids; k++)
+                if (G.ids[k].res && fz_declared(S, k) < 0) { FZ_LOG(c, ecs_resource_get(w, G.ids[k].lib) != NULL); break; }
+    }
+    for (int i = 0; i < it->count; i++) {
+        ecs_entity e = it->entities[i];
+        unsigned rv = rb;
+        for (int t = 0; t < S->nt; t++) {
+            unsigned char *f = (unsigned char *)ecs_field(it, t);
+            if (f) { rv ^= f[(size_t)i * fz_size(fz_kid(S->terms[t].id))]; break; }
+        }
+        uint64_t h = fz_mix(fz_mix(S->seed, e), (uint64_t)dtb << 8 | rv);
+        if (S->behave & B_WRITE)
+            for (int t = 0; t < S->nt; t++) {
+                unsigned char *f = (unsigned char *)ecs_field(it, t);
+                int k = fz_kid(S->terms[t].id);
+                if (!f || !(S->terms[t].access & ECS_WRITE) || S->terms[t].oper == ECS_NOT || !fz_size(k)) continue;
+                unsigned char *cell = f + (size_t)i * fz_size(k), tmp[100];
+                memcpy(tmp, cell, fz_size(k));
+                fz_mutate(tmp, fz_size(k), h, t);
+                if (h >> (t + 1) & 1) FZ_LOG(c, ecs_set(w, e, S->terms[t].id, tmp));
+                else memcpy(cell, tmp, fz_size(k));
+            }
+        fz_fill(val, sizeof val, h >> 24);
+        if (S->behave & B_CMD) {
+            ecs_id id = fz_cb_id(h >> 16);
+            switch ((h >> 8) % 10) {
+            case 0: FZ_LOG(c, ecs_cmd_destroy(cm, e)); break;
+            case 1: FZ_LOG(c, ecs_cmd_add(cm, e, id)); break;
+            case 2: FZ_LOG(c, ecs_cmd_remove(cm, e, id)); break;
+            case 3: FZ_LOG(c, ecs_cmd_set(cm, e, id, (h >> 40 & 7) ? val : NULL)); break;
+            case 4: FZ_LOG(c, ecs_cmd_destroy(cm, e)); FZ_LOG(c, ecs_cmd_set(cm, e, id, val)); break;
+            default: break;
+            }
+        }
+        if (S->behave & B_IMM && excl) {
+            ecs_id id = fz_cb_id(h >> 44);
+            switch ((h >> 32) % 6) {
+            case 0: FZ_LOG(c, ecs_destroy(w, e)); break;
+            case 1: FZ_LOG(c, ecs_add(w, e, id)); break;
+            case 2: FZ_LOG(c, ecs_remove(w, e, id)); break;
+            case 3: FZ_LOG(c, ecs_set(w, e, id, val)); break;
+            default: break;
+            }
+        }
+        if (S->behave & B_BAD && !excl) {
+            ecs_id id = fz_cb_id(h >> 52);
+            int k = fz_kid(id);
+            switch ((h >> 48) % 10) {
+            case 0: {
+                long i0 = fz_injected();
+                unsigned char *p = (unsigned char *)ecs_get_mut(w, e, id);
+                fz_push(c, p != NULL, i0);
+                if (p) fz_mutate(p, fz_size(k), h, 9);
+                break;
+            }
+            case 1: FZ_LOG(c, ecs_get(w, e, id) != NULL); break;
+            case 2: FZ_LOG(c, ecs_destroy(w, e)); break;
+            case 3: FZ_LOG(c, ecs_add(w, e, id)); break;
+            case 4: FZ_LOG(c, ecs_set(w, e, id, val)); break;
+            case 5: FZ_LOG(c, ecs_create(w)); break;
+            case 6:
+                if (S->nt) {
+                    int t = (int)(h >> 56) % S->nt;
+                    FZ_LOG(c, ecs_field_sized(it, t, fz_size(fz_kid(S->terms[t].id)) + 1) != NULL);
+                }
+                break;
+            case 7:
+                if (G.check_reads && G.threads == 1)
+                    for (int t = 0; t < S->nt; t++) {
+                        unsigned char *f = (unsigned char *)ecs_field(it, t);
+                        int j = fz_declared(S, fz_kid(S->terms[t].id));
+                        if (!f || (S->terms[t].access & ECS_WRITE) || j < 0 || S->acc_w[j]) continue;
+                        f[(size_t)i * fz_size(fz_kid(S->terms[t].id))] ^= 0x5A;
+                        FZ_LOG(c, t);
+                        break;
+                    }
+                break;
+            case 8: FZ_LOG(c, ecs_remove(w, e, id)); break;
+            default: FZ_LOG(c, ecs_cmd_add(cm, 1ull << 63 | 0xFFFFFF, id)); break;
+            }
+        }
+    }
+    uint64_t hb = fz_mix(S->seed ^ 0x5B, (uint64_t)it->chunk << 16 | (uint64_t)seq << 8 | dtb);
+    fz_fill(val, sizeof val, hb);
+    if (S->behave & B_NESTED && G.nq) {   /* a query loop inside the system */
+        const fz_query *q = &G.qs[(hb >> 4) % (unsigned)G.nq];
+        uint64_t qh = FZ_FNV0;
+        for (ecs_iter qi = ecs_query_iter(w, q->q); ecs_query_next(&qi);) {
+            qh = fz_fnv64(qh, (uint64_t)qi.count);
+            for (int r = 0; r < qi.count; r++) qh = fz_fnv64(qh, qi.entities[r]);
+            for (int t = 0; t < q->nt; t++) {
+                const void *f = ecs_field(&qi, t);
+                if (f) qh = fz_fnv(qh, f, (size_t)qi.count * fz_size(q->k[t]));
+            }
+        }
+        FZ_LOG(c, qh);
+    }
+    if (S->behave & B_SPAWN && ecs_count(w) < 200 && (S->chunk > 0 ? it->chunk < 4 : seq < 2)) {
+        long i0 = fz_injected();
+        ecs_entity p = ecs_cmd_create(cm);
+        fz_push(c, p, i0);
+        if (!p && G.trace) fprintf(stderr, "    [ecs_cmd_create in system %d: %s; injected %ld -> %ld, slot %d]\n", (int)(S - G.sys) + 1, ecs_last_error(w), i0, fz_injected(), c->n - 1);
+        if (p) {
+            ecs_id id1 = fz_cb_id(hb), id2 = fz_cb_id(hb >> 8);
+            FZ_LOG(c, ecs_cmd_set(cm, p, id1, val));
+            FZ_LOG(c, ecs_cmd_add(cm, p, id2));
+            if (hb >> 16 & 1) FZ_LOG(c, ecs_cmd_remove(cm, p, id1));
+            if (hb >> 17 & 1) FZ_LOG(c, ecs_cmd_destroy(cm, p));
+        }
+    }
+    if (S->behave & B_IMM2 && excl && seq < 4) {
+        if (S->behave & B_DEFER) FZ_LOG(c, ecs_defer_begin(w));
+        ecs_id id1 = fz_cb_id(hb >> 20), id2 = fz_cb_id(hb >> 28);
+        if (ecs_count(w) < 200) {
+            long i0 = fz_injected();
+            ecs_entity e2 = ecs_create(w);
+            fz_push(c, e2, i0);
+            if (e2) { FZ_LOG(c, ecs_set(w, e2, id1, val)); FZ_LOG(c, ecs_add(w, e2, id2)); }
+        }
+        for (int ti = 0; ti < 2; ti++) {
+            ecs_entity tg = S->target[ti];
+            ecs_id id = fz_cb_id(hb >> (36 + ti * 8));
+            switch ((hb >> (52 + ti * 4)) % 5) {
+            case 0: FZ_LOG(c, ecs_destroy(w, tg)); break;
+            case 1: FZ_LOG(c, ecs_add(w, tg, id)); break;
+            case 2: FZ_LOG(c, ecs_remove(w, tg, id)); break;
+            case 3: FZ_LOG(c, ecs_set(w, tg, id, val)); break;
+            default: break;
+            }
+        }
+        if (S->behave & B_DEFER && !(S->behave & B_DEFER_OPEN)) FZ_LOG(c, ecs_defer_end(w));
+    }
+    if (S->behave & B_SLOW) fz_spin();
+}
+
+static uint64_t fz_fieldhash_lib(const ecs_iter *it, const fz_sys *S) {
+    uint64_t h = FZ_FNV0;
+    for (int t = 0; t < S->nt; t++) {
+        const void *f = ecs_field(it, t);
+        h = fz_fnv64(h, f ? 1 : 0);
+        if (f) h = fz_fnv(h, f, (size_t)it->count * fz_size(fz_kid(S->terms[t].id)));
+    }
+    return h;
+}
+
+static void fz_sys_fn(ecs_iter *it) {
+    fz_sys *S = (fz_sys *)it->ctx;
+    fz_res res[FZ_MAXRES];
+    fz_cbctx c = {res, 0};
+    const char *bad = NULL;
+    int main_only = (S->flags & (ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) != 0;
+    if (it->system != S->lib) bad = "it->system";
+    else if (it->world != G.w) bad = "it->world";
+    else if (it->dt != G.dt) bad = "it->dt";
+    else if (!it->commands) bad = "it->commands";
+    else if (it->thread < 0 || it->thread >= G.threads || (main_only && it->thread != 0)) bad = "it->thread";
+    else if (S->chunk == 0 && it->chunk != 0) bad = "it->chunk";
+    else if (it->count < 0 || (S->nt == 0 && it->count != 0) || (it->count && !it->entities)) bad = "it->count";
+    int seq = S->chunk > 0 ? 0 : atomic_fetch_add(&S->seq, 1);
+    uint64_t fh = bad ? 0 : fz_fieldhash_lib(it, S);
+    if (!bad && !S->inert) fz_behave(it, S, seq, &c);
+    int li = atomic_fetch_add(&G.log_n, 1);
+    unsigned eo = atomic_fetch_add(&G.log_pool_n, (unsigned)(it->count > 0 ? it->count : 0));
+    unsigned ro = atomic_fetch_add(&G.log_res_n, (unsigned)c.n);
+    if (li >= FZ_LOG_ENTS || eo + (unsigned)(it->count > 0 ? it->count : 0) > FZ_LOG_POOL ||
+        ro + (unsigned)c.n > FZ_LOG_POOL || c.n > FZ_MAXRES) {
+        G.log_overflow = 1;   /* read only after the frame */
+        return;
+    }
+    fz_logent *L = &G.log[li];
+    L->sys = (int)(S - G.sys); L->chunk = it->chunk; L->thread = it->thread; L->count = it->count; L->seq = seq;
+    L->ent_off = eo; L->res_off = ro; L->res_n = (uint32_t)c.n; L->fieldhash = fh; L->bad = bad;
+    for (int i = 0; i < it->count && !bad; i++) G.log_ents[eo + (unsigned)i] = it->entities[i];
+    memcpy(&G.log_res[ro], res, (size_t)c.n * sizeof *res);
+}
+
+/* ---- the model of a frame ------------------------------------------------ */
+typedef struct fz_batch { int tab; uint32_t row, n; } fz_batch;
+
+static int fz_sys_match(const fz_sys *S, uint32_t mask) {
+    for (int i = 0; i < S->nt; i++) {
+        int has = (int)(mask >> fz_kid(S->terms[i].id) & 1);
+        if (S->terms[i].oper == ECS_AND && !has) return 0;
+        if (S->terms[i].oper == ECS_NOT && has) return 0;
+    }
+    return 1;
+}
+/* The batches a (non-exclusive) system gets now: tables in creation order,
+   chunks in row order. */
+static int fz_predict(const fz_sys *S, fz_batch *out, int max) {
+    int n = 0;
+    if (!S->nt) { out[0].tab = -1; out[0].row = out[0].n = 0; return 1; }
+    for (int t = 0; t < G.m.ntab; t++) {
+        uint32_t rows = G.m.tab[t].n;
+        if (!rows || !fz_sys_match(S, G.m.tab[t].mask)) continue;
+        uint32_t step = S->chunk > 0 ? (uint32_t)S->chunk : rows;
+        for (uint32_t r = 0; r < rows; r += step) {
+            if (n == max) fz_bail("too many batches");
+            out[n].tab = t; out[n].row = r; out[n].n = rows - r < step ? rows - r : step;
+            n++;
+        }
+    }
+    return n;
+}
+static int fz_has_work(const fz_sys *S) {
+    if (!S->nt) return 1;
+    for (int t = 0; t < G.m.ntab; t++)
+        if (G.m.tab[t].n && fz_sys_match(S, G.m.tab[t].mask)) return 1;
+    return 0;
+}
+static fz_list *fz_sysbuf(fz_sys *S, int chunk) {
+    if (chunk >= S->nbuf) {
+        int n = chunk + 1;
+        S->buf = (fz_list *)realloc(S->buf, (size_t)n * sizeof *S->buf);
+        S->serial_seen = (uint64_t *)realloc(S->serial_seen, (size_t)n * sizeof *S->serial_seen);
+        if (!S->buf || !S->serial_seen) { fprintf(stderr, "fuzz_api: out of memory\n"); abort(); }
+        for (int i = S->nbuf; i < n; i++) { memset(&S->buf[i], 0, sizeof S->buf[i]); S->serial_seen[i] = 0; }
+        S->nbuf = n;
+    }
+    return &S->buf[chunk];
+}
+
+/* After a failure in a frame the library may hold tables the model has not
+   made yet (empty ones): insert them where the library has them. */
+static void m_insert_tab(fz_model *m, int at, uint32_t mask) {
+    if (m->ntab == FZ_MAXTAB) fz_bail("too many tables for the model");
+    for (int t = m->ntab; t > at; t--) { m->tab[t].mask = m->tab[t - 1].mask; m->tab[t].n = m->tab[t - 1].n;
+        memcpy(m->tab[t].rows, m->tab[t - 1].rows, m->tab[t].n * sizeof(uint16_t)); m->lock[t] = m->lock[t - 1]; }
+    m->tab[at].mask = mask; m->tab[at].n = 0; m->lock[at] = 0;
+    m->ntab++;
+    for (uint32_t s = 0; s < m->nrec; s++)
+        if (m->rec[s].state == FZ_LIVE && m->rec[s].table >= at) m->rec[s].table++;
+    for (int i = 0; i < FZ_MAXIT; i++) {
+        fz_iter *I = &G.its[i];
+        if (!I->active) continue;
+        if (I->cur >= at) I->cur++;
+        if (I->cursor > at) I->cursor++;
+    }
+}
+static void fz_sync_tables_all(fz_model *m) {
+    int n = lib_table_count(), j = 0;
+    for (int i = 0; i < n; i++, j++) {
+        uint32_t mask = lib_table_mask(i);
+        if (j < m->ntab && m->tab[j].mask == mask) continue;
+        FZ_CHECK(m_find_tab(m, mask) < 0 && G.w->tables[i]->count == 0,
+                 "library table %d (mask %#x) is out of the model's order", i, mask);
+        m_insert_tab(m, j, mask);
+    }
+    FZ_CHECK(j == m->ntab, "the model has %d tables, the library %d", m->ntab, n);
+}
+
+static int fz_sys_match(const fz_sys *S, uint32_t mask);
+/* ecs__query_access_ok: may system S iterate query q inside? */
+static int mc_query_access(const fz_sys *S, int excl, const fz_query *q) {
+    if (excl) return 1;
+    for (int t = 0; t < q->nt; t++) {
+        if (q->oper[t] == ECS_NOT) continue;
+        int j = fz_declared(S, q->k[t]), write = (q->acc[t] & ECS_WRITE) != 0;
+        if (j < 0 || (write && !S->acc_w[j])) return 0;
+        if (S->chunk > 0 && S->acc_w[j]) return 0;
+        if (S->dj && !S->acc_l[j])
+            for (int f = 0; f < S->nt; f++) {
+                if (S->terms[f].oper == ECS_OPTIONAL) continue;
+                int g = 0;
+                while (g < q->nt && !(q->k[g] == fz_kid(S->terms[f].id) && q->oper[g] == (int)S->terms[f].oper)) g++;
+                if (g == q->nt) return 0;
+            }
+    }
+    return 1;
+}
+
+/* the model of one callback batch */
+typedef struct fz_mctx {
+    fz_sys *S;
+    const fz_logent *L;
+    uint32_t ri;
+    int excl, btab;
+    uint32_t brow, bn;
+    fz_list *cl;
+    int chunk;
+    int inj;                  /* allocations may fail in this frame */
+} fz_mctx;
+static int g_nomem_rec, g_nomem_imm;
+
+static const fz_res *mc_next(fz_mctx *mc, const char *what) {
+    FZ_CHECK(mc->ri < mc->L->res_n, "system %d made fewer calls than the model (%s)", (int)(mc->S - G.sys) + 1, what);
+    const fz_res *r = &G.log_res[mc->L->res_off + mc->ri++];
+    if (G.trace) fprintf(stderr, "    system %d call %u: %s -> %#llx%s\n", (int)(mc->S - G.sys) + 1, mc->ri - 1, what,
+                         (unsigned long long)r->v, r->inj ? " (allocation failed)" : "");
+    return r;
+}
+/* 1: the call did what the model says (want); 0: it failed for lack of
+   memory (fail is its failure value). */
+static int mc_take(fz_mctx *mc, uint64_t want, uint64_t fail, const char *what) {
+    const fz_res *r = mc_next(mc, what);
+    if (r->v == want) return 1;
+    FZ_CHECK(r->v == fail && r->inj && want != fail, "system %d, %s: the call gave %#llx, the model says %#llx",
+             (int)(mc->S - G.sys) + 1, what, (unsigned long long)r->v, (unsigned long long)want);
+    return 0;
+}
+static void mc_refuse(void) { G.refusals++; }
+/* ecs__access_ok inside the system (k a model id, e 0 for a resource) */
+static int mc_access(const fz_mctx *mc, int k, int write, ecs_entity e) {
+    if (mc->excl) return 1;
+    const fz_sys *S = mc->S;
+    int j = fz_declared(S, k);
+    if (j < 0 || (write && !S->acc_w[j])) return 0;
+    if (S->dj && !S->acc_l[j] && e && !fz_sys_match(S, G.m.tab[G.m.rec[(uint32_t)e].table].mask)) return 0;
+    if (S->chunk > 0 && S->acc_w[j]) {
+        if (!e) return 0;
+        const fz_rec *r = &G.m.rec[(uint32_t)e];
+        return r->table == mc->btab && r->row >= mc->brow && r->row < mc->brow + mc->bn;
+    }
+    return 1;
+}
+static int mc_field(const fz_mctx *mc, int t) {   /* the batch has a field for term t */
+    return mc->btab >= 0 && fz_field_ok(mc->S, t) &&
+           (G.m.tab[mc->btab].mask >> fz_kid(mc->S->terms[t].id) & 1);
+}
+/* recording into the batch's own buffer */
+static void mc_cmd(fz_mctx *mc, fz_list *L, int op, ecs_entity e, ecs_id id, const void *v, const char *what) {
+    int want = m_cmd_check(L, op, e, id, v);
+    if (mc_take(mc, (uint64_t)want, ECS_ERR_NOMEM, what)) { if (!want) m_cmd_record(L, op, e, id, v); }
+    else g_nomem_rec = 1;
+}
+/* immediate destroy / add / remove / set (kind 0..3) from a system */
+static void mc_struct(fz_mctx *mc, int kind, ecs_entity e, ecs_id id, const unsigned char *v, const char *what) {
+    int k = fz_kid(id);
+    int want = m_target(e);
+    if (!want && kind && !fz_is_comp(id)) want = ECS_ERR_ARG;
+    if (!want && kind == 3 && m_alive(&G.m, e) && m_has(&G.m, (uint32_t)e, k) && !mc_access(mc, k, 1, e)) {
+        FZ_CHECK(mc_take(mc, ECS_ERR_ACCESS, ECS_ERR_NOMEM, what), "refused");
+        mc_refuse();
+        return;
+    }
+    if (!want && fz_deferring()) {
+        static const int ops[4] = {C_DESTROY, C_ADD, C_REMOVE, C_SET};
+        int op = ops[kind];
+        if (op == C_SET && !fz_size(k)) op = C_ADD;
+        if (mc_take(mc, ECS_OK, ECS_ERR_NOMEM, what)) l_push(&G.defer, op, kind ? k : -1, -1, e, v);
+        else g_nomem_imm = 1;
+        return;
+    }
+    if (want) { mc_take(mc, (uint64_t)want, ECS_ERR_NOMEM, what); return; }
+    uint32_t s = (uint32_t)e;
+    int dst = -2;
+    if (kind == 0) want = m_locked(&G.m, G.m.rec[s].table) ? ECS_ERR_BUSY : ECS_OK;
+    else if (kind == 2) { want = m_remove_predict(&G.m, s, k); dst = m_find_tab(&G.m, m_mask(&G.m, s) & ~(1u << k)); }
+    else { want = m_add_predict(&G.m, s, k); dst = m_find_tab(&G.m, m_mask(&G.m, s) | 1u << k); }
+    if (!mc_take(mc, (uint64_t)want, ECS_ERR_NOMEM, what)) {
+        g_nomem_imm = 1;
+        if (dst == -1) fz_bail("an immediate call in a frame failed and may have made a table");
+        return;
+    }
+    if (want) return;
+    switch (kind) {
+    case 0: m_destroy(&G.m, s); break;
+    case 1: m_add(&G.m, s, k, NULL); break;
+    case 2: m_remove(&G.m, s, k); break;
+    default: m_add(&G.m, s, k, v); break;
+    }
+}
+static ecs_entity m_next_handle(void) {
+    if (G.m.nfree) return m_h(&G.m, G.m.freel[G.m.nfree - 1]);
+    return fz_handle(G.m.nrec, 1);
+}
+static void mc_defer_end(fz_mctx *mc) {
+    int want;
+    if (G.defer_depth == 0) {
+        if (!l_left(&G.defer)) { mc_take(mc, ECS_ERR_ARG, ECS_ERR_NOMEM, "ecs_defer_end"); return; }
+    } else if (G.defer_depth > 1) {
+        G.defer_depth--;
+        mc_take(mc, ECS_OK, ECS_ERR_NOMEM, "a nested ecs_defer_end");
+        return;
+    } else {
+        G.defer_depth = 0;
+    }
+    const fz_res *r = mc_next(mc, "ecs_defer_end");
+    if (r->v == ECS_ERR_NOMEM && r->inj) fz_bail("ecs_defer_end in a system ran out of memory part way");
+    fz_list *ls[1] = {&G.defer};
+    want = seq_apply(&G.m, ls, 1, -1);
+    FZ_CHECK(r->v == (uint64_t)want, "ecs_defer_end in exclusive system %d = %s, the model says %s",
+             (int)(mc->S - G.sys) + 1, ecs_result_str((ecs_result)r->v), ecs_result_str((ecs_result)want));
+}
+
+static uint64_t m_fieldhash(const fz_mctx *mc) {
+    uint64_t h = FZ_FNV0;
+    for (int t = 0; t < mc->S->nt; t++) {
+        int has = mc_field(mc, t);
+        h = fz_fnv64(h, has ? 1 : 0);
+        if (!has) continue;
+        int k = fz_kid(mc->S->terms[t].id);
+        for (uint32_t r = 0; r < mc->bn; r++) h = fz_fnv(h, m_val(&G.m, G.m.tab[mc->btab].rows[mc->brow + r], k), fz_size(k));
+    }
+    return h;
+}
+
+/* The model's side of fz_behave: the same choices, checked call by call. */
+static void fz_sim_batch(fz_mctx *mc) {
+    fz_sys *S = mc->S;
+    const fz_logent *L = mc->L;
+    int si = (int)(S - G.sys) + 1;
+    FZ_CHECK(!L->bad, "system %d got a wrong %s", si, L->bad);
+    FZ_CHECK((uint32_t)L->count == mc->bn, "system %d: a batch of %d rows, model %u", si, L->count, mc->bn);
+    for (uint32_t i = 0; i < mc->bn; i++) {
+        ecs_entity want = m_h(&G.m, G.m.tab[mc->btab].rows[mc->brow + i]);
+        FZ_CHECK(G.log_ents[L->ent_off + i] == want, "system %d: batch row %u is %#llx, model %#llx (table %d, "
+                 "row %u)", si, i, FZ_H(G.log_ents[L->ent_off + i]), FZ_H(want), mc->btab, mc->brow + i);
+    }
+    FZ_CHECK(L->fieldhash == m_fieldhash(mc), "system %d: the field values differ from the model", si);
+    if (S->inert) { FZ_CHECK(L->res_n == 0, "an inert system made calls"); return; }
+    uint32_t dtb = (uint32_t)(G.dt * 4.0f);
+    int excl = mc->excl, seq = L->seq, read_write = 0;
+    unsigned char val[100];
+    unsigned rb = 0;
+    if (S->behave & B_RES) {
+        for (int part = 0; part < 2; part++)
+            for (int i = 0; i < (part ? S->nw : S->nr); i++) {
+                int k = fz_kid(part ? S->writes[i] : S->reads[i]);
+                if (!G.ids[k].res) continue;
+                int ok = mc_access(mc, k, 0, 0);
+                mc_take(mc, (uint64_t)ok, 2, "ecs_resource_get");
+                if (!ok) { mc_refuse(); continue; }
+                if (!part) rb ^= G.resval[k][0];
+                else for (uint32_t b = 0; b < fz_size(k); b++)
+                    G.resval[k][b] = (unsigned char)(G.resval[k][b] + mc->bn + b + 1);
+            }
+        if (S->behave & B_BAD)
+            for (int k = 0; k < G.nids; k++)
+                if (G.ids[k].res && fz_declared(S, k) < 0) {
+                    mc_take(mc, (uint64_t)excl, 2, "ecs_resource_get (undeclared)");
+                    if (!excl) mc_refuse();
+                    break;
+                }
+    }
+    for (uint32_t i = 0; i < mc->bn; i++) {
+        uint32_t s = G.m.tab[mc->btab].rows[mc->brow + i];
+        ecs_entity e = m_h(&G.m, s);
+        unsigned rv = rb;
+        for (int t = 0; t < S->nt; t++)
+            if (mc_field(mc, t)) { rv ^= m_val(&G.m, s, fz_kid(S->terms[t].id))[0]; break; }
+        uint64_t h = fz_mix(fz_mix(S->seed, e), (uint64_t)dtb << 8 | rv);
+        if (S->behave & B_WRITE)
+            for (int t = 0; t < S->nt; t++) {
+                int k = fz_kid(S->terms[t].id);
+                if (!mc_field(mc, t) || !(S->terms[t].access & ECS_WRITE)) continue;
+                unsigned char tmp[100];
+                memcpy(tmp, m_val(&G.m, s, k), fz_size(k));
+                fz_mutate(tmp, fz_size(k), h, t);
+                if (h >> (t + 1) & 1) mc_struct(mc, 3, e, S->terms[t].id, tmp, "ecs_set (B_WRITE)");
+                else memcpy(m_val(&G.m, s, k), tmp, fz_size(k));
+            }
+        fz_fill(val, sizeof val, h >> 24);
+        if (S->behave & B_CMD) {
+            ecs_id id = fz_cb_id(h >> 16);
+            switch ((h >> 8) % 10) {
+            case 0: mc_cmd(mc, mc->cl, C_DESTROY, e, 0, NULL, "ecs_cmd_destroy"); break;
+            case 1: mc_cmd(mc, mc->cl, C_ADD, e, id, NULL, "ecs_cmd_add"); break;
+            case 2: mc_cmd(mc, mc->cl, C_REMOVE, e, id, NULL, "ecs_cmd_remove"); break;
+            case 3: mc_cmd(mc, mc->cl, C_SET, e, id, (h >> 40 & 7) ? val : NULL, "ecs_cmd_set"); break;
+            case 4:
+                mc_cmd(mc, mc->cl, C_DESTROY, e, 0, NULL, "ecs_cmd_destroy");
+                mc_cmd(mc, mc->cl, C_SET, e, id, val, "ecs_cmd_set");
+                break;
+            default: break;
+            }
+        }
+        if (S->behave & B_IMM && excl) {
+            ecs_id id = fz_cb_id(h >> 44);
+            unsigned a = (unsigned)((h >> 32) % 6);
+            if (a < 4) mc_struct(mc, (int)a, e, a ? id : 0, val, "an immediate call on a row");
+        }
+        if (S->behave & B_BAD && !excl) {
+            ecs_id id = fz_cb_id(h >> 52);
+            int k = fz_kid(id), comp = fz_is_comp(id);
+            switch ((h >> 48) % 10) {
+            case 0: case 1: {
+                int write = (h >> 48) % 10 == 0;
+                int ok = comp ? mc_access(mc, k, write, e) : 1;
+                int want = comp && ok && m_has(&G.m, s, k) && fz_size(k);
+                mc_take(mc, (uint64_t)want, 2, write ? "ecs_get_mut" : "ecs_get");
+                if (!ok) mc_refuse();
+                if (want && write) fz_mutate(m_val(&G.m, s, k), fz_size(k), h, 9);
+                break;
+            }
+            case 2: mc_struct(mc, 0, e, 0, NULL, "ecs_destroy in a system"); break;
+            case 3: mc_struct(mc, 1, e, id, NULL, "ecs_add in a system"); break;
+            case 4: mc_struct(mc, 3, e, id, val, "ecs_set in a system"); break;
+            case 5: mc_take(mc, 0, 1, "ecs_create in a system"); break;
+            case 6:
+                if (S->nt) {
+                    int t = (int)(h >> 56) % S->nt;
+                    mc_take(mc, 0, 1, "ECS_FIELD with a wrong size");
+                    if (mc_field(mc, t)) mc_refuse();
+                }
+                break;
+            case 7:
+                if (G.check_reads && G.threads == 1)
+                    for (int t = 0; t < S->nt; t++) {
+                        int kk = fz_kid(S->terms[t].id), j = fz_declared(S, kk);
+                        if (!mc_field(mc, t) || (S->terms[t].access & ECS_WRITE) || j < 0 || S->acc_w[j]) continue;
+                        m_val(&G.m, s, kk)[0] ^= 0x5A;
+                        mc_take(mc, (uint64_t)t, 999, "a write through a READ field");
+                        read_write = 1;
+                        break;
+                    }
+                break;
+            case 8: mc_struct(mc, 2, e, id, NULL, "ecs_remove in a system"); break;
+            default: mc_cmd(mc, mc->cl, C_ADD, 1ull << 63 | 0xFFFFFF, id, NULL, "ecs_cmd_add (bad pending)"); break;
+            }
+        }
+    }
+    uint64_t hb = fz_mix(S->seed ^ 0x5B, (uint64_t)L->chunk << 16 | (uint64_t)seq << 8 | dtb);
+    fz_fill(val, sizeof val, hb);
+    if (S->behave & B_NESTED && G.nq) {
+        const fz_query *q = &G.qs[(hb >> 4) % (unsigned)G.nq];
+        uint64_t qh = FZ_FNV0;
+        if (!mc_query_access(S, excl, q)) mc_refuse();
+        else
+            for (int t = 0; t < G.m.ntab; t++) {
+                const fz_tab *tb = &G.m.tab[t];
+                if (!tb->n || !q_match(q, tb->mask)) continue;
+                qh = fz_fnv64(qh, (uint64_t)tb->n);
+                for (uint32_t r = 0; r < tb->n; r++) qh = fz_fnv64(qh, m_h(&G.m, tb->rows[r]));
+                for (int i = 0; i < q->nt; i++) {
+                    int k = q->k[i];
+                    if (q->oper[i] == ECS_NOT || !(tb->mask >> k & 1) || !fz_size(k)) continue;
+                    for (uint32_t r = 0; r < tb->n; r++) qh = fz_fnv(qh, m_val(&G.m, tb->rows[r], k), fz_size(k));
+                }
+            }
+        mc_take(mc, qh, qh + 1, "a query loop inside a system");
+    }
+    if (S->behave & B_SPAWN && G.m.alive < 200 && (S->chunk > 0 ? L->chunk < 4 : seq < 2)) {
+        fz_list *cl = mc->cl;
+        const fz_res *r = mc_next(mc, "ecs_cmd_create");
+        ecs_entity p = (ecs_entity)r->v;
+        if (!p) {
+            FZ_CHECK(r->inj, "system %d: ecs_cmd_create failed with no allocation failing", si);
+            g_nomem_rec = 1;
+        } else {
+            char what[64];
+            snprintf(what, sizeof what, "ecs_cmd_create in system %d", si);
+            uint64_t serial = p >> 24 & ((1ull << 39) - 1);
+            if (!cl->serial) {
+                FZ_CHECK(serial != S->serial_seen[mc->chunk] || !serial,
+                         "system %d: a pending serial repeats after an apply", si);
+                for (int o = 0; o < G.nsys; o++)
+                    for (int b = 0; b < G.sys[o].nbuf; b++)
+                        FZ_CHECK(&G.sys[o].buf[b] == cl || G.sys[o].buf[b].serial != serial,
+                                 "two command buffers share pending serial %llu", (unsigned long long)serial);
+            }
+            fz_check_pending(cl, p, what);
+            S->serial_seen[mc->chunk] = serial;
+            l_push(cl, C_CREATE, -1, cl->npend++, 0, NULL);
+            ecs_id id1 = fz_cb_id(hb), id2 = fz_cb_id(hb >> 8);
+            mc_cmd(mc, cl, C_SET, p, id1, val, "ecs_cmd_set (pending)");
+            mc_cmd(mc, cl, C_ADD, p, id2, NULL, "ecs_cmd_add (pending)");
+            if (hb >> 16 & 1) mc_cmd(mc, cl, C_REMOVE, p, id1, NULL, "ecs_cmd_remove (pending)");
+            if (hb >> 17 & 1) mc_cmd(mc, cl, C_DESTROY, p, 0, NULL, "ecs_cmd_destroy (pending)");
+        }
+    }
+    if (S->behave & B_IMM2 && excl && seq < 4) {
+        if (S->behave & B_DEFER) {
+            if (mc_take(mc, ECS_OK, ECS_ERR_NOMEM, "ecs_defer_begin in a system")) { G.defer_exists = 1; G.defer_depth++; }
+            else { FZ_CHECK(!G.defer_exists, "ecs_defer_begin failed"); g_nomem_imm = 1; }
+        }
+        ecs_id id1 = fz_cb_id(hb >> 20), id2 = fz_cb_id(hb >> 28);
+        if (G.m.alive < 200) {
+            ecs_entity want = fz_deferring() || !m_locked(&G.m, 0) ? m_next_handle() : 0;
+            ecs_entity e2 = 0;
+            if (mc_take(mc, want, 0, "ecs_create in an exclusive system")) {
+                if (want && fz_deferring()) m_defer_reserve(&e2);
+                else if (want) m_create(&G.m, &e2);
+            } else g_nomem_imm = 1;
+            if (e2) {
+                mc_struct(mc, 3, e2, id1, val, "ecs_set on a new entity");
+                mc_struct(mc, 1, e2, id2, NULL, "ecs_add on a new entity");
+            }
+        }
+        for (int ti = 0; ti < 2; ti++) {
+            ecs_id id = fz_cb_id(hb >> (36 + ti * 8));
+            unsigned a = (unsigned)((hb >> (52 + ti * 4)) % 5);
+            if (a < 4) mc_struct(mc, (int)a, S->target[ti], a ? id : 0, a == 3 ? val : NULL, "an immediate call on a target");
+        }
+        if (S->behave & B_DEFER && !(S->behave & B_DEFER_OPEN)) mc_defer_end(mc);
+    }
+    FZ_CHECK(mc->ri == L->res_n, "system %d made %u calls, the model %u", si, L->res_n, mc->ri);
+    FZ_STAT(ST_BATCHES);
+    if (excl) FZ_STAT(ST_EXCL_BATCHES);
+    if (S->chunk > 0) FZ_STAT(ST_CHUNK_BATCHES);
+    fz_stats[ST_CALLS] += mc->ri;
+    if (read_write) mc_refuse();
+}
+
+/* ---- running a frame ----------------------------------------------------- */
+static int g_sysent[FZ_MAXSYS][FZ_LOG_ENTS];
+static int g_nsysent[FZ_MAXSYS];
+static fz_batch g_batches[FZ_LOG_ENTS];
+
+/* The lists a sync point applies: the stage's systems that ran, in
+   registration order, their non-empty buffers in chunk order. */
+static void fz_sync_seq(int stage, fz_seq *q) {
+    for (int st = stage < 0 ? 0 : stage; st < (stage < 0 ? G.nstages : stage + 1); st++)   /* stage order */
+        for (int s = 0; s < G.nsys; s++) {
+            fz_sys *S = &G.sys[s];
+            if (S->stage != st || !S->ran) continue;
+            for (int b = 0; b < S->nbuf; b++)
+                if (S->buf[b].n) {
+                    if (q->n == (int)(sizeof q->l / sizeof q->l[0])) fz_bail("too many command lists");
+                    q->l[q->n++] = &S->buf[b];
+                }
+        }
+}
+/* After a sync: systems whose buffers are all applied are done. */
+static void fz_sync_done(int stage) {
+    for (int st = stage < 0 ? 0 : stage; st < (stage < 0 ? G.nstages : stage + 1); st++)
+        for (int s = 0; s < G.nsys; s++) {
+            fz_sys *S = &G.sys[s];
+            if (S->stage != st || !S->ran) continue;
+            int left = 0;
+            for (int b = 0; b < S->nbuf; b++) left |= S->buf[b].n > 0;
+            if (left) return;
+            S->ran = 0;
+        }
+}
+static void fz_sync_full(int stage, const char *what) {
+    fz_seq q;
+    q.n = 0;
+    fz_sync_seq(stage, &q);
+    int r = seq_apply(&G.m, q.l, q.n, -1);
+    FZ_CHECK(r == 0, "%s: the model's sync point stopped (%s)", what, ecs_result_str((ecs_result)r));
+    fz_sync_done(stage);
+}
+/* The systems of a stage in an order that respects ecs_system_precedes. */
+static int fz_stage_order(int stage, int *out) {
+    int n = 0, placed[FZ_MAXSYS] = {0}, want = 0;
+    for (int s = 0; s < G.nsys; s++) want += G.sys[s].stage == stage;
+    while (n < want) {
+        int pick = -1;
+        for (int s = 0; s < G.nsys && pick < 0; s++) {
+            if (G.sys[s].stage != stage || placed[s]) continue;
+            int ready = 1;
+            for (int p = 0; p < G.nsys; p++)
+                if (p != s && G.sys[p].stage == stage && !placed[p] && G.prec[p][s]) ready = 0;
+            if (ready) pick = s;
+        }
+        FZ_CHECK(pick >= 0, "ecs_system_precedes has a cycle in stage %d", stage);
+        placed[pick] = 1;
+        out[n++] = pick;
+    }
+    return n;
+}
+/* loose: an independent_of partner of an exclusive system in its stage: when
+   it is prepared, and so what it sees, depends on timing. */
+static int fz_loose(int s) {
+    for (int o = 0; o < G.nsys; o++)
+        if (o != s && G.sys[o].stage == G.sys[s].stage && fz_independent(s, o) &&
+            ((G.sys[o].flags | G.sys[s].flags) & ECS_SYSTEM_EXCLUSIVE))
+            return 1;
+    return 0;
+}
+static int fz_later_logs(int stage, const int *order, int from, int n) {
+    for (int i = from; i < n; i++) if (g_nsysent[order[i]] && !fz_loose(order[i])) return 1;
+    for (int s = 0; s < G.nsys; s++) if (G.sys[s].stage > stage && g_nsysent[s] && !fz_loose(s)) return 1;
+    return 0;
+}
+
+static void fz_run_exclusive(int s, int inj) {
+    fz_sys *S = &G.sys[s];
+    int nent = g_nsysent[s], b = 0;
+    fz_mctx mc;
+    memset(&mc, 0, sizeof mc);
+    mc.S = S; mc.excl = 1; mc.cl = fz_sysbuf(S, 0); mc.inj = inj;
+    if (!S->nt) {
+        FZ_CHECK(nent == 1, "exclusive system %d without terms ran %d times", s + 1, nent);
+        mc.L = &G.log[g_sysent[s][0]]; mc.btab = -1; mc.brow = mc.bn = 0;
+        FZ_CHECK(mc.L->seq == 0, "seq");
+        fz_sim_batch(&mc);
+        return;
+    }
+    for (int t = 0; t < G.m.ntab; t++) {
+        if (!G.m.tab[t].n || !fz_sys_match(S, G.m.tab[t].mask)) continue;
+        FZ_CHECK(b < nent, "exclusive system %d ran %d batches, the model has more (table %d)", s + 1, nent, t);
+        mc.L = &G.log[g_sysent[s][b]];
+        FZ_CHECK(mc.L->seq == b && mc.L->chunk == 0, "exclusive system %d: batch %d has seq %d", s + 1, b, mc.L->seq);
+        mc.ri = 0; mc.btab = t; mc.brow = 0; mc.bn = G.m.tab[t].n;
+        G.m.lock[t]++;
+        fz_sim_batch(&mc);
+        G.m.lock[t]--;
+        b++;
+    }
+    FZ_CHECK(b == nent, "exclusive system %d ran %d batches, the model %d", s + 1, nent, b);
+}
+static void fz_run_system(int s, int inj) {
+    fz_sys *S = &G.sys[s];
+    int nb = fz_predict(S, g_batches, FZ_LOG_ENTS), nent = g_nsysent[s];
+    FZ_CHECK(nb == nent, "system %d ran %d batches, the model has %d", s + 1, nent, nb);
+    G.phase_systems = 1;
+    for (int b = 0; b < nb; b++) {
+        fz_mctx mc;
+        memset(&mc, 0, sizeof mc);
+        mc.S = S; mc.L = &G.log[g_sysent[s][b]]; mc.inj = inj;
+        mc.btab = g_batches[b].tab; mc.brow = g_batches[b].row; mc.bn = g_batches[b].n;
+        mc.chunk = S->chunk > 0 ? b : 0;
+        mc.cl = fz_sysbuf(S, mc.chunk);
+        if (S->chunk > 0) FZ_CHECK(mc.L->chunk == b, "system %d: chunk %d where the model has %d", s + 1, mc.L->chunk, b);
+        else FZ_CHECK(mc.L->chunk == 0 && mc.L->seq == b, "system %d: batch %d has seq %d", s + 1, b, mc.L->seq);
+        fz_sim_batch(&mc);
+    }
+    G.phase_systems = 0;
+}
+
+static void op_progress(void) {
+    unsigned db = fz_u8();
+    if (G.m.alive > 200 || G.m.nrec > 800) return;
+    G.dt = (float)db / 4.0f;
+    for (int s = 0; s < G.nsys; s++) G.sys[s].inert = 0;
+    for (int s = 0; s < G.nsys; s++)
+        for (int i = 0; i < G.sys[s].ndep[2]; i++) {
+            int t = fz_sys_by_name(G.sys[s].dep[2][i]);
+            if (t >= 0) G.sys[s].inert = G.sys[t].inert = 1;
+        }
+    atomic_store(&G.log_n, 0);
+    atomic_store(&G.log_pool_n, 0);
+    atomic_store(&G.log_res_n, 0);
+    G.log_overflow = 0;
+    for (int s = 0; s < G.nsys; s++) atomic_store(&G.sys[s].seq, 0);
+    int paused = G.threads > 1;
+    if (paused) fz_pause();
+    long inj0 = fz_injected();
+    ecs_result r = ecs_progress(G.w, G.dt);
+    if (paused) fz_resume();
+    FZ_STAT(ST_FRAMES);
+    if (r == ECS_OK) FZ_STAT(ST_FRAME_OK);
+    if (r == ECS_ERR_INVALID_GRAPH) FZ_STAT(ST_INVALID);
+    if (r == ECS_ERR_ACCESS) FZ_STAT(ST_ACCESS);
+    int inj = fz_injected() > inj0;
+    int nlog = atomic_load(&G.log_n);
+    if (G.log_overflow) fz_bail("the frame log overflowed");
+    FZ_CHECK(r != ECS_ERR_NOMEM || inj, "ecs_progress = ECS_ERR_NOMEM with no allocation failing");
+    if (r != ECS_OK) FZ_CHECK(ecs_last_error(G.w)[0], "ecs_progress = %s without an error line", ecs_result_str(r));
+    /* refused at once */
+    int locked = 0;
+    for (int t = 0; t < G.m.ntab; t++) locked |= G.m.lock[t] > 0;
+    if (locked || G.defer_depth) {
+        fz_expect(r, ECS_ERR_BUSY, locked ? "ecs_progress with an open query loop" : "ecs_progress in defer mode");
+        FZ_CHECK(nlog == 0, "systems ran although ecs_progress was refused");
+        fz_check_counts();
+        return;
+    }
+    ecs_report rep;
+    fz_pause();
+    ecs_result vr = ecs_validate(G.w, &rep);
+    fz_resume();
+    G.sys_valid = fz_graph(vr, &rep);
+    ecs_frame_stats fs;
+    if (!G.sys_valid) {
+        if (r != ECS_ERR_NOMEM) fz_expect(r, ECS_ERR_INVALID_GRAPH, "ecs_progress with an invalid graph");
+        FZ_CHECK(nlog == 0, "systems ran although the graph is invalid");
+        fz_check_world();
+        return;
+    }
+    FZ_CHECK(r != ECS_ERR_INVALID_GRAPH, "ecs_progress = ECS_ERR_INVALID_GRAPH for a valid graph");
+    /* the log, per system: unchunked in call order, chunked by chunk */
+    memset(g_nsysent, 0, sizeof g_nsysent);
+    for (int i = 0; i < nlog; i++) {
+        int s = G.log[i].sys;
+        g_sysent[s][g_nsysent[s]++] = i;
+    }
+    for (int s = 0; s < G.nsys; s++) {
+        if (G.sys[s].chunk <= 0) continue;
+        int *a = g_sysent[s];
+        for (int i = 1; i < g_nsysent[s]; i++)
+            for (int j = i; j > 0 && G.log[a[j - 1]].chunk > G.log[a[j]].chunk; j--) { int x = a[j]; a[j] = a[j - 1]; a[j - 1] = x; }
+    }
+    G.refusals = 0;
+    g_nomem_rec = g_nomem_imm = 0;
+    for (int x = 0; x < G.nsys; x++) G.sys[x].dj = fz_sys_dj(x);
+    int uncertain = 0, stop_busy = 0;
+    /* leftovers of a failed sync point come first */
+    if (nlog == 0 && r == ECS_ERR_NOMEM) {
+        fz_seq q;
+        q.n = 0;
+        fz_sync_seq(-1, &q);
+        fz_apply_prefix(q.l, q.n, "ecs_progress (leftover commands)");
+        fz_sync_done(-1);
+        uncertain = 1;
+    } else {
+        fz_sync_full(-1, "ecs_progress (leftover commands)");
+    }
+    for (int st = 0; st < G.nstages && !uncertain && !stop_busy; st++) {
+        int order[FZ_MAXSYS], n = fz_stage_order(st, order), stopped = 0;
+        for (int i = 0; i < n && !stopped && !stop_busy; i++) {
+            int s = order[i];
+            fz_sys *S = &G.sys[s];
+            if (fz_loose(s)) {
+                for (int j = 0; j < g_nsysent[s]; j++) FZ_CHECK(!G.log[g_sysent[s][j]].bad, "system %d got a wrong %s",
+                                                                 s + 1, G.log[g_sysent[s][j]].bad);
+                continue;
+            }
+            if (!fz_has_work(S)) {
+                FZ_CHECK(g_nsysent[s] == 0, "system %d ran with nothing to do", s + 1);
+                continue;
+            }
+            if (S->flags & ECS_SYSTEM_EXCLUSIVE) {
+                if (!g_nsysent[s] && r == ECS_ERR_NOMEM && !fz_later_logs(st, order, i + 1, n)) { stopped = 1; break; }
+                fz_sync_full(st, "the sync point before an exclusive system");
+                fz_run_exclusive(s, inj);
+            } else {
+                if (!g_nsysent[s]) {
+                    FZ_CHECK(r == ECS_ERR_NOMEM, "system %d had work but did not run (ecs_progress = %s)", s + 1,
+                             ecs_result_str(r));
+                    stopped = 1;
+                    break;
+                }
+                fz_run_system(s, inj);
+            }
+            S->runs++;
+            S->ran = 1;
+            if (G.defer_depth) {   /* an exclusive system left its defer block open: ended for it */
+                G.defer_depth = 0;
+                if (inj) fz_bail("an open defer block applied in a frame that ran out of memory");
+                fz_list *ls[1] = {&G.defer};
+                int ar = seq_apply(&G.m, ls, 1, -1);
+                FZ_CHECK(ar == 0, "the model could not apply an exclusive system's open defer block");
+                stop_busy = 1;
+            }
+        }
+        fz_seq q;
+        q.n = 0;
+        fz_sync_seq(st, &q);
+        if (stopped || (r == ECS_ERR_NOMEM && !fz_later_logs(st, order, n, n))) {
+            FZ_CHECK(r == ECS_ERR_NOMEM, "the frame stopped in stage %d but ecs_progress = %s", st, ecs_result_str(r));
+            fz_apply_prefix(q.l, q.n, "ecs_progress (a sync point)");
+            FZ_STAT(ST_PREFIX_FRAME);
+            fz_sync_done(st);
+            uncertain = 1;
+            break;
+        }
+        fz_stats[ST_SYNC_CMDS] += seq_left(q.l, q.n);
+        fz_sync_full(st, "ecs_progress (the end of a stage)");
+    }
+    if (G.threads > 1 && nlog) FZ_STAT(ST_PARALLEL);
+    fz_sync_tables_all(&G.m);
+    if (!uncertain) {
+        int want = stop_busy ? ECS_ERR_BUSY : G.refusals ? ECS_ERR_ACCESS : ECS_OK;
+        if (g_nomem_rec && (G.strict || (int)r != want)) {
+            /* documented: "ECS_ERR_NOMEM if memory ran out while commands were recorded"
+               (known finding: the library returns the frame's other result; see the report) */
+            fz_expect(r, ECS_ERR_NOMEM, "ecs_progress after a command could not be recorded");
+        } else if (r == ECS_ERR_NOMEM) {
+            FZ_CHECK(g_nomem_imm || g_nomem_rec, "ecs_progress = ECS_ERR_NOMEM, the model sees no failure");
+        } else {
+            fz_expect(r, want, "ecs_progress");
+        }
+    }
+    /* stats: runs and frames, unless allocations failed in the frame */
+    FZ_CHECK(ecs_frame_stats_get(G.w, &fs) == ECS_OK, "ecs_frame_stats_get");
+    if (inj || uncertain) {
+        for (int s = 0; s < G.nsys; s++) {
+            ecs_system_stats ss;
+            ecs_system_stats_get(G.w, G.sys[s].lib, &ss);
+            G.sys[s].runs = ss.runs;
+        }
+        G.frames = fs.frames;
+    } else {
+        G.frames++;
+        FZ_CHECK(fs.frames == G.frames, "frames = %llu, model %llu", (unsigned long long)fs.frames,
+                 (unsigned long long)G.frames);
+        for (int s = 0; s < G.nsys; s++) {
+            ecs_system_stats ss;
+            FZ_CHECK(ecs_system_stats_get(G.w, G.sys[s].lib, &ss) == ECS_OK, "ecs_system_stats_get");
+            if (fz_loose(s)) G.sys[s].runs = ss.runs;
+            FZ_CHECK(ss.runs == G.sys[s].runs, "system %d ran %llu frames, the model counts %llu", s + 1,
+                     (unsigned long long)ss.runs, (unsigned long long)G.sys[s].runs);
+        }
+    }
+    fz_check_world();
+}
+
+/* ---- allocation failures, checks, odds and ends -------------------------- */
+static void op_oom(void) {
+    unsigned m = fz_u8() % 3, n = fz_u8();
+    G.al.mode = (int)m;
+    G.al.fail_at = atomic_load(&G.al.requests) + 1 + (long)n;
+}
+static FILE *fz_devnull(void) {
+    static FILE *f;
+    if (!f) f = fopen("/dev/null", "w");
+    if (!f) { fprintf(stderr, "fuzz_api: cannot open /dev/null\n"); abort(); }
+    return f;
+}
+/* The looking-inside calls: DOT, report, simulation, trace, names. */
+static void op_inspect(unsigned x) {
+    long inj0 = fz_injected();
+    switch (x % 6) {
+    case 0: {
+        ecs_result r = ecs_write_dot(G.w, fz_devnull());
+        if (r == ECS_ERR_NOMEM) FZ_CHECK(fz_injected() > inj0, "ecs_write_dot = ECS_ERR_NOMEM with no failure");
+        else fz_expect(r, ECS_OK, "ecs_write_dot");
+        break;
+    }
+    case 1: {
+        ecs_report rep;
+        fz_pause();
+        ecs_result r = ecs_validate(G.w, &rep);
+        fz_resume();
+        ecs_report_print(&rep, fz_devnull());
+        FZ_CHECK((r == ECS_OK) == (rep.count == 0), "ecs_validate = %s with %d problems", ecs_result_str(r), rep.count);
+        for (int i = 0; i < rep.note_count; i++)
+            FZ_CHECK(rep.notes[i].kind == ECS_NOTE_READ_BEFORE_WRITE && rep.notes[i].message, "a note of kind %d",
+                     (int)rep.notes[i].kind);
+        break;
+    }
+    case 2: {
+        ecs_sim_result sr;
+        double dur[FZ_MAXSYS];
+        for (int i = 0; i < FZ_MAXSYS; i++) dur[i] = 1 + (double)((x >> 3) * (unsigned)(i + 1) % 7);
+        int th = 1 + (int)(x >> 3) % 4;
+        ecs_result r = ecs_schedule_simulate(G.w, th, x & 8 ? dur : NULL, &sr);
+        if (r == ECS_ERR_NOMEM) { FZ_CHECK(fz_injected() > inj0, "ecs_schedule_simulate: NOMEM"); break; }
+        fz_pause();
+        ecs_result vr = ecs_validate(G.w, NULL);
+        fz_resume();
+        if (vr != ECS_OK) { fz_expect(r, ECS_ERR_INVALID_GRAPH, "ecs_schedule_simulate of an invalid graph"); break; }
+        fz_expect(r, ECS_OK, "ecs_schedule_simulate");
+        double eps = 1e-9 * (1 + sr.total_work);
+        FZ_CHECK(sr.makespan + eps >= sr.lower_bound && sr.fifo_makespan + eps >= sr.lower_bound &&
+                 sr.lower_bound + eps >= sr.critical_path && sr.makespan <= sr.total_work + eps &&
+                 sr.total_work >= 0, "ecs_schedule_simulate: makespan %g, fifo %g, bound %g, critical %g, work %g",
+                 sr.makespan, sr.fifo_makespan, sr.lower_bound, sr.critical_path, sr.total_work);
+        if (th == 1) FZ_CHECK(sr.makespan <= sr.total_work + eps && sr.makespan + eps >= sr.total_work,
+                              "one thread: makespan %g, work %g", sr.makespan, sr.total_work);
+        break;
+    }
+    case 3: ecs_trace_enable(G.w, (x >> 3) & 1); break;
+    case 4: {
+        ecs_result r = ecs_write_trace(G.w, fz_devnull());
+        FZ_CHECK(r == ECS_OK || (r == ECS_ERR_NOMEM && fz_injected() > inj0), "ecs_write_trace = %s", ecs_result_str(r));
+        break;
+    }
+    default:
+        for (int i = 0; i < G.nsys; i++)
+            FZ_CHECK(ecs_system_name(G.w, G.sys[i].lib) && !strcmp(ecs_system_name(G.w, G.sys[i].lib),
+                     fz_snames[G.sys[i].name]), "ecs_system_name(%d)", i + 1);
+        FZ_CHECK(!ecs_system_name(G.w, (ecs_system)G.nsys + 1) && !ecs_system_name(G.w, 0), "ecs_system_name");
+        FZ_CHECK(ecs_stage_name(G.w, 0) && !ecs_stage_name(G.w, (ecs_stage)G.nstages), "ecs_stage_name");
+        FZ_CHECK(!strcmp(ecs_result_str((ecs_result)(x % 7)), fz_result_names[x % 7]), "ecs_result_str");
+        break;
+    }
+}
+static void op_misc(void) {
+    unsigned x = fz_u8();
+    if (x >= 160) { op_inspect(x); return; }
+    switch (x % 6) {
+    case 0: fz_check_world(); break;
+    case 1: ecs_timing_interval(G.w, (int)(x / 6 % 4)); break;
+    case 2: {
+        ecs_id id = fz_pick_id();
+        int k = fz_kid(id);
+        const char *n = ecs_id_name(G.w, id);
+        FZ_CHECK((k >= 0) == (n != NULL), "ecs_id_name(%u)", id);
+        if (k >= 0) FZ_CHECK(!strcmp(n, fz_names[G.ids[k].name]) && ecs_id_size(G.w, id) == fz_size(k), "id %u", id);
+        break;
+    }
+    case 3: {
+        ecs_iter it = ecs_query_iter(G.w, NULL);
+        FZ_CHECK(!ecs_query_next(&it), "iterating a NULL query");
+        FZ_CHECK(ecs_last_error(G.w)[0], "no error line for a NULL query");
+        break;
+    }
+    case 4:
+        if (G.nsys) {
+            int a = (int)fz_below((unsigned)G.nsys), b = (int)fz_below((unsigned)G.nsys);
+            fz_pause();
+            bool p = ecs_system_precedes(G.w, G.sys[a].lib, G.sys[b].lib);
+            fz_resume();
+            if (G.sys_valid && a != b && G.sys[a].stage != G.sys[b].stage)
+                FZ_CHECK(p == (G.sys[a].stage < G.sys[b].stage), "ecs_system_precedes across stages");
+        }
+        break;
+    default: {
+        fz_check_counts();
+        for (int i = 0; i < FZ_MAXIT; i++)
+            if (G.its[i].active && G.its[i].cur >= 0) FZ_CHECK(G.m.lock[G.its[i].cur] > 0, "model lock");
+        break;
+    }
+    }
+}
+
+/* ---- the entry point ----------------------------------------------------- */
+enum { OP_COMP, OP_RES, OP_CREATE, OP_CREATE_MANY, OP_DESTROY, OP_ADD, OP_REMOVE, OP_SET, OP_READ, OP_RESGET,
+       OP_QNEW, OP_QFREE, OP_QCOUNT, OP_ITBEGIN, OP_ITNEXT, OP_ITWRITE, OP_ITFINI, OP_ITFULL, OP_DBEGIN, OP_DEND,
+       OP_CNEW, OP_CFREE, OP_CCREATE, OP_CMD, OP_CAPPLY, OP_STAGE, OP_SYSTEM, OP_VALIDATE, OP_PROGRESS, OP_OOM,
+       OP_MISC, OP_COUNT };
+static const char *const fz_opnames[OP_COUNT] = {
+    "component", "resource", "create", "create_many", "destroy", "add", "remove", "set", "read", "resource_get",
+    "query_new", "query_free", "query_count", "iter_begin", "iter_next", "iter_write", "iter_fini", "iter_full",
+    "defer_begin", "defer_end", "commands_new", "commands_free", "cmd_create", "cmd", "commands_apply", "stage_add",
+    "system_add", "validate", "progress", "oom", "misc"};
+
+static void fz_reset(void) {
+    for (int i = 0; i < FZ_MAXBUF; i++) l_free(&G.lists[i]);
+    l_free(&G.defer);
+    for (int s = 0; s < FZ_MAXSYS; s++) {
+        for (int b = 0; b < G.sys[s].nbuf; b++) l_free(&G.sys[s].buf[b]);
+        free(G.sys[s].buf);
+        free(G.sys[s].serial_seen);
+        G.sys[s].buf = NULL; G.sys[s].serial_seen = NULL; G.sys[s].nbuf = 0;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static int trace = -1, strict = 0;
+    if (trace < 0) {
+        trace = getenv("FUZZ_TRACE") != NULL;
+        strict = getenv("FUZZ_STRICT") != NULL;
+        if (getenv("FUZZ_STATS")) atexit(fz_stats_print);
+    }
+    FZ_STAT(ST_INPUTS);
+    /* the scalar state, reset (the big arrays are reset as they are used) */
+    memset(&G, 0, offsetof(fz_state, m));
+    G.nids = 0; G.vsize = 0; G.nq = 0; G.nbuf = 0; G.defer_exists = G.defer_depth = 0; G.nstages = 1;
+    G.nsys = 0; G.sys_valid = 1; G.frames = 0; G.phase_systems = 0; G.refusals = 0; G.ops_since_check = 0;
+    memset(G.its, 0, sizeof G.its);
+    memset(G.lists, 0, sizeof G.lists);
+    memset(&G.defer, 0, sizeof G.defer);
+    for (int s = 0; s < FZ_MAXSYS; s++) { G.sys[s].buf = NULL; G.sys[s].serial_seen = NULL; G.sys[s].nbuf = 0; }
+    G.m.nrec = G.m.nfree = G.m.alive = 0;
+    G.m.dropped = 0;
+    G.m.ntab = 1;
+    G.m.tab[0].mask = 0; G.m.tab[0].n = 0; G.m.lock[0] = 0;
+    G.data = data; G.size = size; G.trace = trace; G.strict = strict;
+    unsigned cfg = fz_u8();
+    G.threads = 1 + (int)(cfg & 1);
+    G.order = (int)(cfg >> 1 & 3) % 3;
+    G.check_reads = cfg >> 3 & 1;
+    ecs_world_desc d;
+    memset(&d, 0, sizeof d);
+    d.threads = G.threads;
+    d.order = (ecs_order)G.order;
+    d.realloc_fn = fz_realloc;
+    d.alloc_user = &G.al;
+    d.check_reads = G.check_reads != 0;
+    if (cfg >> 4 & 1) {   /* world creation under a failing allocation */
+        G.al.mode = 1;
+        G.al.fail_at = 1 + (long)(cfg >> 5);
+        ecs_world *w = ecs_world_new(&d);
+        if (w) ecs_world_free(w);
+        else FZ_CHECK(atomic_load(&G.al.injected) == 1, "ecs_world_new failed with no allocation failing");
+        FZ_CHECK(atomic_load(&G.al.live) == 0, "ecs_world_new left %ld blocks", atomic_load(&G.al.live));
+        G.al.mode = 0;
+    }
+    G.w = ecs_world_new(&d);
+    FZ_CHECK(G.w != NULL, "ecs_world_new failed");
+    FZ_CHECK(ecs_thread_count(G.w) == G.threads, "ecs_thread_count");
+    G.all = ecs_query_new(G.w, &(ecs_query_desc){{{0}}});
+    FZ_CHECK(G.all != NULL, "the full query");
+    if (!setjmp(G.bail)) {
+        while (!G.eof && G.op < FZ_MAXOPS) {
+            unsigned op = fz_u8() % OP_COUNT;
+            if (G.eof) break;
+            G.op++;
+            FZ_STAT(ST_OPS);
+            G.opname = fz_opnames[op];
+            if (G.trace) fprintf(stderr, "op %ld: %s (alive %u, tables %d, defer %d)\n", G.op, G.opname, G.m.alive,
+                                 G.m.ntab, G.defer_depth);
+            switch (op) {
+            case OP_COMP: op_register(0); break;
+            case OP_RES: op_register(1); break;
+            case OP_CREATE: op_create(); break;
+            case OP_CREATE_MANY: op_create_many(); break;
+            case OP_DESTROY: op_struct(0); break;
+            case OP_ADD: op_struct(1); break;
+            case OP_REMOVE: op_struct(2); break;
+            case OP_SET: op_struct(3); break;
+            case OP_READ: op_read(); break;
+            case OP_RESGET: op_resource(); break;
+            case OP_QNEW: op_query_new(); break;
+            case OP_QFREE: op_query_free(); break;
+            case OP_QCOUNT: op_query_count(); break;
+            case OP_ITBEGIN: op_iter_begin(); break;
+            case OP_ITNEXT: op_iter_next(); break;
+            case OP_ITWRITE: op_iter_write(); break;
+            case OP_ITFINI: op_iter_fini(); break;
+            case OP_ITFULL: op_iter_full(); break;
+            case OP_DBEGIN: op_defer_begin(); break;
+            case OP_DEND: op_defer_end(); break;
+            case OP_CNEW: op_cmds_new(); break;
+            case OP_CFREE: op_cmds_free(); break;
+            case OP_CCREATE: op_cmd_create(); break;
+            case OP_CMD: op_cmd(); break;
+            case OP_CAPPLY: op_cmds_apply(); break;
+            case OP_STAGE: op_stage_add(); break;
+            case OP_SYSTEM: op_system_add(); break;
+            case OP_VALIDATE: op_validate(); break;
+            case OP_PROGRESS: op_progress(); break;
+            case OP_OOM: op_oom(); break;
+            default: op_misc(); break;
+            }
+            if (++G.ops_since_check >= 16 || G.m.alive <= 24 || G.trace) fz_check_world();
+            else fz_check_counts();
+        }
+        G.opname = "end";
+        G.al.mode = 0;
+        fz_check_world();
+    }
+    /* the end (or a bail): close loops, free everything, count blocks */
+    G.al.mode = 0;
+    for (int i = 0; i < FZ_MAXIT; i++) if (G.its[i].active) ecs_iter_fini(&G.its[i].it);
+    ecs_world_free(G.w);
+    G.w = NULL;
+    fz_reset();
+    FZ_CHECK(atomic_load(&G.al.live) == 0, "ecs_world_free left %ld blocks allocated", atomic_load(&G.al.live));
+    return 0;
+}
+
+/* ---- replaying a corpus without libFuzzer -------------------------------- */
+#ifdef FUZZ_REPLAY_MAIN
+#include <dirent.h>
+#include <sys/stat.h>
+
+static int fz_replay_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) { fprintf(stderr, "fuzz_replay: cannot open %s\n", path); return 0; }
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            uint8_t *nb = (uint8_t *)realloc(buf, cap);
+            if (!nb) { fprintf(stderr, "fuzz_replay: out of memory\n"); abort(); }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (!got) break;
+    }
+    fclose(f);
+    LLVMFuzzerTestOneInput(buf, n);
+    free(buf);
+    return 1;
+}
+static int fz_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int main(int argc, char **argv) {
+    int passed = 0;
+    for (int i = 1; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0) { fprintf(stderr, "fuzz_replay: no such file %s\n", argv[i]); return 2; }
+        if (!S_ISDIR(st.st_mode)) { passed += fz_replay_file(argv[i]); continue; }
+        DIR *dir = opendir(argv[i]);
+        if (!dir) { fprintf(stderr, "fuzz_replay: cannot open %s\n", argv[i]); return 2; }
+        char **names = NULL;
+        size_t n = 0;
+        for (struct dirent *de; (de = readdir(dir));) {
+            if (de->d_name[0] == '.') continue;
+            size_t len = strlen(argv[i]) + strlen(de->d_name) + 2;
+            char *p = (char *)malloc(len);
+            char **nn = (char **)realloc(names, (n + 1) * sizeof *names);
+            if (!p || !nn) { fprintf(stderr, "fuzz_replay: out of memory\n"); abort(); }
+            names = nn;
+            snprintf(p, len, "%s/%s", argv[i], de->d_name);
+            names[n++] = p;
+        }
+        closedir(dir);
+        if (n) qsort(names, n, sizeof *names, fz_cmp);   /* a fixed order, for reproducible runs */
+        for (size_t j = 0; j < n; j++) { passed += fz_replay_file(names[j]); free(names[j]); }
+        free(names);
+    }
+    printf("%d passed, 0 failed\n", passed);
+    return 0;
+}
+#endif
+#else   /* not a fuzzer build */
+typedef int fuzz_api_compiled_out;
+#endif
