@@ -288,6 +288,17 @@ ECS_API void      *ecs_get_mut(ecs_world *w, ecs_entity e, ecs_id id);
 /* Live entities (pending and reserved ones not included). */
 ECS_API size_t     ecs_count(const ecs_world *w);
 
+/* Parents and children. Destroying an entity destroys its children first
+   (depth first, in the order they were attached), running their hooks.
+   Parents change only where structure may (not inside ordinary systems:
+   ECS_ERR_BUSY; use ecs_cmd_set_parent), so systems may read them freely. */
+/* parent 0 detaches; ECS_ERR_ARG when it would make a loop. */
+ECS_API ecs_result ecs_set_parent(ecs_world *w, ecs_entity child, ecs_entity parent);
+ECS_API ecs_entity ecs_get_parent(const ecs_world *w, ecs_entity e);   /* 0 if none */
+/* The children in the order they were attached (up to cap into out, which
+   may be NULL); returns how many there are. */
+ECS_API size_t     ecs_children(const ecs_world *w, ecs_entity parent, ecs_entity *out, size_t cap);
+
 /* ---- >>api: queries and iteration ---------------------------------------- */
 #define ECS_MAX_TERMS 16
 typedef enum ecs_access { ECS_READ = 1, ECS_WRITE = 2 } ecs_access;  /* WRITE implies read */
@@ -367,6 +378,9 @@ ECS_API ecs_result ecs_cmd_destroy(ecs_commands *c, ecs_entity e);
 ECS_API ecs_result ecs_cmd_add(ecs_commands *c, ecs_entity e, ecs_id id);
 ECS_API ecs_result ecs_cmd_remove(ecs_commands *c, ecs_entity e, ecs_id id);
 ECS_API ecs_result ecs_cmd_set(ecs_commands *c, ecs_entity e, ecs_id id, const void *value);
+/* Pending handles of the buffer allowed on both sides; a command whose child
+   or parent is dead when it applies, or that would make a loop, is dropped. */
+ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_entity parent);
 
 /* A buffer of your own, for recording outside systems. */
 ECS_API ecs_commands *ecs_commands_new(ecs_world *w);
@@ -939,6 +953,13 @@ typedef struct ecs__idinfo {
    ECS__RESERVED, that defer mode handed out its handle and will place it. */
 typedef struct ecs__record { uint32_t table, row, gen; } ecs__record;
 
+/* Parent and children of an entity slot (only once some entity has one). */
+typedef struct ecs__rel {
+    ecs_entity parent;       /* 0: none */
+    uint32_t first, last;    /* children, slot + 1 (0: none), in attach order */
+    uint32_t next, prev;     /* siblings, slot + 1 */
+} ecs__rel;
+
 typedef struct ecs__column {
     unsigned char *data;     /* 64-byte aligned, inside raw */
     void *raw;               /* the allocation; grown with realloc */
@@ -990,7 +1011,7 @@ struct ecs_query {
     uint32_t slot;           /* in world->queries */
 };
 
-enum { ECS__CMD_CREATE, ECS__CMD_DESTROY, ECS__CMD_ADD, ECS__CMD_REMOVE, ECS__CMD_SET };
+enum { ECS__CMD_CREATE, ECS__CMD_DESTROY, ECS__CMD_ADD, ECS__CMD_REMOVE, ECS__CMD_SET, ECS__CMD_PARENT };
 typedef struct ecs__cmd {
     uint32_t op;
     ecs_id id;
@@ -1140,6 +1161,8 @@ struct ecs_world {
 
     ecs__record *records;
     uint32_t record_count, record_cap;
+    ecs__rel *rels;          /* per slot, NULL until a parent is set */
+    uint32_t rel_cap;
     uint32_t free_head, free_count;
     uint32_t alive;
 
@@ -1684,6 +1707,52 @@ static void ecs__slot_release(ecs_world *w, uint32_t i) {
     w->free_count++;
 }
 
+/* ---- parents and children: links between slots -------------------------- */
+static bool ecs__has_rel(const ecs_world *w, uint32_t i) { return i < w->rel_cap; }
+static ecs_entity ecs__parent_of(const ecs_world *w, uint32_t i) {
+    return ecs__has_rel(w, i) ? w->rels[i].parent : 0;
+}
+static bool ecs__rels_reserve(ecs_world *w, uint32_t slot) {
+    if (slot < w->rel_cap) return true;
+    size_t cap = w->record_cap > slot ? w->record_cap : (size_t)slot + 1;
+    ecs__rel *n = (ecs__rel *)ecs__realloc(w, w->rels, cap * sizeof *n);
+    if (!n) return false;
+    memset(n + w->rel_cap, 0, (cap - w->rel_cap) * sizeof *n);
+    w->rels = n;
+    w->rel_cap = (uint32_t)cap;
+    return true;
+}
+static void ecs__unlink(ecs_world *w, uint32_t c) {
+    ecs__rel *r = &w->rels[c];
+    if (!r->parent) return;
+    ecs__rel *p = &w->rels[ecs__index(r->parent)];
+    if (r->prev) w->rels[r->prev - 1].next = r->next; else p->first = r->next;
+    if (r->next) w->rels[r->next - 1].prev = r->prev; else p->last = r->prev;
+    r->parent = 0;
+    r->next = r->prev = 0;
+}
+static void ecs__link(ecs_world *w, uint32_t c, ecs_entity parent) {   /* at the end: attach order */
+    ecs__rel *r = &w->rels[c], *p = &w->rels[ecs__index(parent)];
+    r->parent = parent;
+    r->next = 0;
+    r->prev = p->last;
+    if (p->last) w->rels[p->last - 1].next = c + 1; else p->first = c + 1;
+    p->last = c + 1;
+}
+/* The first system of i's subtree in destruction order: its first child's
+   first child ..., the deepest first. */
+static uint32_t ecs__deepest(const ecs_world *w, uint32_t i) {
+    while (w->rels[i].first) i = w->rels[i].first - 1;
+    return i;
+}
+/* The slot after x in the post-order of root's subtree (children before
+   their parent, siblings in attach order), or ECS__NONE after root. */
+static uint32_t ecs__post_next(const ecs_world *w, uint32_t root, uint32_t x) {
+    if (x == root) return ECS__NONE;
+    if (w->rels[x].next) return ecs__deepest(w, w->rels[x].next - 1);
+    return ecs__index(w->rels[x].parent);
+}
+
 /* ---- >>table: archetype tables and transition edges ----------------------- */
 static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id) {
     uint32_t lo = 0, hi = t->id_count;
@@ -2078,7 +2147,7 @@ static ecs_entity ecs__create(ecs_world *w, const char *fn) {
     return ecs__handle(i, w->records[i].gen);
 }
 
-static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
+static ecs_result ecs__destroy_one(ecs_world *w, const char *fn, ecs_entity e) {
     ecs__record *r = &w->records[ecs__index(e)];
     ecs__table *t = w->tables[r->table];
     if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
@@ -2088,8 +2157,46 @@ static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
         ecs__destruct_row(w, t, r->row);
     }
     ecs__row_delete(w, t, r->row);
-    ecs__slot_release(w, ecs__index(e));
+    uint32_t i = ecs__index(e);
+    if (ecs__has_rel(w, i)) {   /* its parent and children are gone by now */
+        ecs__unlink(w, i);
+        memset(&w->rels[i], 0, sizeof w->rels[i]);
+    }
+    ecs__slot_release(w, i);
     w->alive--;
+    return ECS_OK;
+}
+
+/* Destroys e and its subtree, children first (depth first, attach order);
+   all or nothing: every table involved is checked before anything changes. */
+static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
+    uint32_t root = ecs__index(e);
+    if (!ecs__has_rel(w, root) || !w->rels[root].first) return ecs__destroy_one(w, fn, e);
+    for (uint32_t x = ecs__deepest(w, root); x != ECS__NONE; x = ecs__post_next(w, root, x)) {
+        ecs__table *t = w->tables[w->records[x].table];
+        if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
+    }
+    for (uint32_t x = ecs__deepest(w, root); x != ECS__NONE;) {
+        uint32_t next = ecs__post_next(w, root, x);   /* before x's links go */
+        ecs_result r = ecs__destroy_one(w, fn, ecs__handle(x, w->records[x].gen));
+        ECS_ASSERT(r == ECS_OK);
+        (void)r;
+        x = next;
+    }
+    return ECS_OK;
+}
+
+/* child gets parent (0: none); ECS_ERR_ARG for a loop. */
+static ecs_result ecs__set_parent(ecs_world *w, const char *fn, ecs_entity child, ecs_entity parent) {
+    for (ecs_entity x = parent; x; x = ecs__parent_of(w, ecs__index(x)))
+        if (x == child)
+            return ecs__fail(w, ECS_ERR_ARG, "%s: entity %u is an ancestor of entity %u: a loop", fn,
+                             (unsigned)ecs__index(child), (unsigned)ecs__index(parent));
+    uint32_t c = ecs__index(child), top = parent && ecs__index(parent) > c ? ecs__index(parent) : c;
+    if (!parent && !ecs__has_rel(w, c)) return ECS_OK;
+    if (!ecs__rels_reserve(w, top)) return ECS__OOM(w, fn);
+    ecs__unlink(w, c);
+    if (parent) ecs__link(w, c, parent);
     return ECS_OK;
 }
 
@@ -2443,6 +2550,27 @@ ECS_API ecs_result ecs_cmd_remove(ecs_commands *c, ecs_entity e, ecs_id id) {
 ECS_API ecs_result ecs_cmd_set(ecs_commands *c, ecs_entity e, ecs_id id, const void *value) {
     return ecs__cmd_push(c, "ecs_cmd_set", ECS__CMD_SET, e, id, value);
 }
+ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_entity parent) {
+    static const char fn[] = "ecs_cmd_set_parent";
+    if (!c) return ECS_ERR_ARG;
+    ecs_world *w = c->world;
+    if (child == 0) return ecs__fail(w, ECS_ERR_STALE, "%s: entity 0 is never a live entity", fn);
+    ecs_entity both[2] = {child, parent};
+    for (int k = 0; k < 2; k++)
+        if ((both[k] & ECS__PENDING) && !ecs__is_pending_of(c, both[k]))
+            return ecs__fail(w, ECS_ERR_ARG, "%s: pending entity %llx was made by another command buffer "
+                             "or an earlier apply", fn, (unsigned long long)both[k]);
+    if ((size_t)c->data_size + sizeof parent > ECS__CMD_DATA_MAX)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: a command buffer holds at most 2 GiB of values; apply it first", fn);
+    if (!ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
+        !ECS__RESERVE(w, c->data, c->data_cap, (size_t)c->data_size + sizeof parent))
+        return ECS__OOM(w, fn);
+    ecs__cmd *cmd = &c->cmds[c->count++];
+    cmd->op = ECS__CMD_PARENT; cmd->id = 0; cmd->e = child; cmd->value = c->data_size;
+    memcpy(c->data + c->data_size, &parent, sizeof parent);
+    c->data_size += (uint32_t)sizeof parent;
+    return ECS_OK;
+}
 
 /* Applies from where the last call stopped. A dead target drops its command;
    NOMEM or BUSY stops here with the rest kept for the next call. */
@@ -2465,6 +2593,14 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
         if (e & ECS__PENDING) e = c->created[ecs__pending_index(e)];
         if (!ecs__alive(w, e)) { w->dropped++; continue; }
         switch (cmd->op) {
+        case ECS__CMD_PARENT: {
+            ecs_entity parent;
+            memcpy(&parent, c->data + cmd->value, sizeof parent);
+            if (parent & ECS__PENDING) parent = c->created[ecs__pending_index(parent)];
+            if ((parent && !ecs__alive(w, parent)) || ecs__set_parent(w, fn, e, parent) == ECS_ERR_ARG)
+                w->dropped++;   /* a dead parent, or a loop */
+            break;
+        }
         case ECS__CMD_DESTROY: r = ecs__destroy(w, fn, e); break;
         case ECS__CMD_ADD:     r = ecs__add(w, fn, e, cmd->id, NULL); break;
         case ECS__CMD_REMOVE:  r = ecs__remove(w, fn, e, cmd->id); break;
@@ -2689,6 +2825,28 @@ ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e) {
 }
 
 ECS_API bool ecs_is_alive(const ecs_world *w, ecs_entity e) { return w && ecs__alive(w, e); }
+
+ECS_API ecs_result ecs_set_parent(ecs_world *w, ecs_entity child, ecs_entity parent) {
+    static const char fn[] = "ecs_set_parent";
+    if (!w) return ECS_ERR_ARG;
+    ecs_result r = ecs__check_target(w, fn, child);
+    if (!r && parent) r = ecs__check_target(w, fn, parent);
+    if (r) return r;
+    if (parent == child) return ecs__fail(w, ECS_ERR_ARG, "%s: an entity cannot be its own parent", fn);
+    if (ecs__deferring(w)) return ecs_cmd_set_parent(ecs__defer_buf(w), child, parent);
+    if ((r = ecs__check_running(w, fn))) return r;
+    return ecs__set_parent(w, fn, child, parent);
+}
+ECS_API ecs_entity ecs_get_parent(const ecs_world *w, ecs_entity e) {
+    return w && ecs__alive(w, e) ? ecs__parent_of(w, ecs__index(e)) : 0;
+}
+ECS_API size_t ecs_children(const ecs_world *w, ecs_entity parent, ecs_entity *out, size_t cap) {
+    if (!w || !ecs__alive(w, parent) || !ecs__has_rel(w, ecs__index(parent))) return 0;
+    size_t n = 0;
+    for (uint32_t x = w->rels[ecs__index(parent)].first; x; x = w->rels[x - 1].next, n++)
+        if (out && n < cap) out[n] = ecs__handle(x - 1, w->records[x - 1].gen);
+    return n;
+}
 
 ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
     if (!w) return ECS_ERR_ARG;
@@ -5270,6 +5428,7 @@ ECS_API void ecs_world_free(ecs_world *w) {
     ecs__map_fini(w, &w->table_sets);
     ecs__free(w, w->scratch);
     ecs__free(w, w->records);
+    ecs__free(w, w->rels);
     ecs__free(w, w->ids);
     ecs__map_fini(w, &w->id_names);
     w->realloc_fn(w, 0, w->alloc_user);

@@ -199,7 +199,134 @@ TEST(hooks_bad_descs) {
     ecs_world_free(w);
 }
 
+/* ---- parents and children ------------------------------------------------------ */
+static ecs_entity pc_order[64];
+static int pc_n;
+static void pc_gone(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
+    (void)w; (void)id; (void)v; (void)ctx;
+    if (pc_n < 64) pc_order[pc_n++] = e;
+}
+TEST(parents_cascade_and_loops) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    ecs_id mark = ecs_component_init(w, &(ecs_component_desc){.name = "Mark", .on_remove = pc_gone});
+    REQUIRE(mark);
+    ecs_entity p = ecs_create(w), c1 = ecs_create(w), c2 = ecs_create(w), g1 = ecs_create(w), g2 = ecs_create(w),
+               other = ecs_create(w);
+    ecs_entity all[6] = {p, c1, c2, g1, g2, other};
+    for (int i = 0; i < 6; i++) CHECK_EQ_INT(ecs_add(w, all[i], mark), ECS_OK);
+    CHECK_EQ_INT(ecs_set_parent(w, c1, p), ECS_OK);
+    CHECK_EQ_INT(ecs_set_parent(w, c2, p), ECS_OK);
+    CHECK_EQ_INT(ecs_set_parent(w, g2, c1), ECS_OK);
+    CHECK_EQ_INT(ecs_set_parent(w, g1, c1), ECS_OK);
+    CHECK(ecs_get_parent(w, g1) == c1 && ecs_get_parent(w, c1) == p && ecs_get_parent(w, p) == 0);
+    ecs_entity kids[4];
+    CHECK_EQ_INT(ecs_children(w, c1, kids, 4), 2);
+    CHECK(kids[0] == g2 && kids[1] == g1);   /* attach order */
+    CHECK_EQ_INT(ecs_set_parent(w, p, g1), ECS_ERR_ARG);   /* a loop: refused, nothing changes */
+    CHECK(strstr(ecs_last_error(w), "loop") != NULL);
+    CHECK_EQ_INT(ecs_set_parent(w, p, p), ECS_ERR_ARG);
+    CHECK(ecs_get_parent(w, p) == 0);
+    CHECK_EQ_INT(ecs_set_parent(w, other, c2), ECS_OK);
+    CHECK_EQ_INT(ecs_set_parent(w, other, 0), ECS_OK);     /* detach */
+    CHECK_EQ_INT(ecs_children(w, c2, NULL, 0), 0);
+    CHECK_EQ_INT(ecs_set_parent(w, other, c2), ECS_OK);
+    CHECK_EQ_INT(ecs_set_parent(w, other, g1), ECS_OK);    /* moves */
+    CHECK_EQ_INT(ecs_children(w, c2, NULL, 0), 0);
+    pc_n = 0;
+    CHECK_EQ_INT(ecs_destroy(w, p), ECS_OK);   /* depth first, attach order: g2, other, g1, c1, c2, p */
+    ecs_entity want[6] = {g2, other, g1, c1, c2, p};
+    CHECK_EQ_INT(pc_n, 6);
+    for (int i = 0; i < 6 && i < pc_n; i++) CHECKF(pc_order[i] == want[i], "destroyed %d: %llx", i, (unsigned long long)pc_order[i]);
+    CHECK_EQ_INT(ecs_count(w), 0);
+    ecs_entity fresh = ecs_create(w);   /* a recycled slot has no parent or children */
+    CHECK(ecs_get_parent(w, fresh) == 0 && ecs_children(w, fresh, NULL, 0) == 0);
+    ecs_world_free(w);
+}
+
+/* Parents and children spawned together from a chunked system, then
+   cascades, identical at any thread count. */
+typedef struct fam_ctx { ecs_id hp; } fam_ctx;
+static void fam_spawn(ecs_iter *it) {
+    const fam_ctx *c = (const fam_ctx *)it->ctx;
+    const int *hp = ECS_FIELD(it, int, 0);
+    for (int i = 0; i < it->count; i++) {
+        if (hp[i] % 3 == 0) {   /* a new parent with two children */
+            ecs_entity parent = ecs_cmd_create(it->commands);
+            ecs_cmd_set(it->commands, parent, c->hp, &(int){hp[i] + 1});
+            for (int k = 0; k < 2; k++) {
+                ecs_entity kid = ecs_cmd_create(it->commands);
+                ecs_cmd_set(it->commands, kid, c->hp, &(int){hp[i] * 7 + k});
+                ecs_cmd_set_parent(it->commands, kid, parent);
+            }
+            ecs_cmd_set_parent(it->commands, parent, it->entities[i]);
+        }
+        if (hp[i] % 5 == 1) ecs_cmd_destroy(it->commands, it->entities[i]);   /* cascades */
+    }
+}
+static unsigned long long fam_hash(ecs_world *w) {
+    unsigned long long h = test_world_hash(w);
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)
+        for (int i = 0; i < it.count; i++) {
+            ecs_entity kids[8];
+            size_t n = ecs_children(w, it.entities[i], kids, 8);
+            h = (h ^ ecs_get_parent(w, it.entities[i])) * 1099511628211ull;
+            for (size_t k = 0; k < n && k < 8; k++) h = (h ^ kids[k]) * 1099511628211ull;
+        }
+    ecs_query_free(q);
+    return h;
+}
+TEST(sched_parents_deterministic) {
+    static const int threads[4] = {1, 2, 3, 8};
+    unsigned long long first = 0;
+    size_t count = 0;
+    for (int t = 0; t < 4; t++) {
+        ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads[t]});
+        REQUIRE(w);
+        fam_ctx c = {ecs_component(w, "hp", sizeof(int), 0)};
+        for (int i = 0; i < 40; i++) {
+            ecs_entity e = ecs_create(w);
+            ecs_set(w, e, c.hp, &i);
+        }
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "families", .fn = fam_spawn, .ctx = &c,
+            .chunk_size = 8, .terms = {{c.hp, ECS_READ, ECS_AND}}}));
+        for (int f = 0; f < 6; f++) CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
+        unsigned long long h = fam_hash(w);
+        if (t == 0) { first = h; count = ecs_count(w); }
+        CHECKF(h == first && ecs_count(w) == count, "threads %d: hash %llx vs %llx, %zu vs %zu entities",
+               threads[t], h, first, ecs_count(w), count);
+        ecs_world_free(w);
+    }
+    CHECK(count > 40);
+}
+
+static void pc_busy(ecs_iter *it) {
+    ecs_entity *e = (ecs_entity *)it->ctx;
+    CHECK_EQ_INT(ecs_set_parent(it->world, e[0], e[1]), ECS_ERR_BUSY);
+}
+TEST(parents_busy_in_systems) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    ecs_entity e[2] = {ecs_create(w), ecs_create(w)};
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "tries", .fn = pc_busy, .ctx = e}));
+    CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
+    CHECK(ecs_get_parent(w, e[0]) == 0);
+    ecs_commands *c = ecs_commands_new(w);
+    REQUIRE(c);
+    CHECK_EQ_INT(ecs_cmd_set_parent(c, e[0], e[1]), ECS_OK);
+    CHECK_EQ_INT(ecs_cmd_set_parent(c, e[1], e[0]), ECS_OK);   /* a loop: dropped when applied */
+    size_t dropped = ecs_commands_dropped(w);
+    CHECK_EQ_INT(ecs_commands_apply(w, c), ECS_OK);
+    CHECK(ecs_get_parent(w, e[0]) == e[1] && ecs_get_parent(w, e[1]) == 0);
+    CHECK_EQ_INT(ecs_commands_dropped(w), dropped + 1);
+    ecs_world_free(w);
+}
+
 void suite_hooks(void) {
+    RUN(parents_cascade_and_loops);
+    RUN(sched_parents_deterministic);
+    RUN(parents_busy_in_systems);
     RUN(hooks_every_path_balanced);
     RUN(hooks_structural_calls_deferred);
     RUN(hooks_entity_fields_resolved);
