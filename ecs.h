@@ -200,7 +200,7 @@ ECS_API void ecs_world_free(ecs_world *w);
    (ECS_ERR_ARG). align 0 picks the natural alignment for size; otherwise it
    must be a power of two <= 64 that divides size. */
 ECS_API ecs_id ecs_component(ecs_world *w, const char *name, size_t size, size_t align);
-#ifdef __cplusplus   /* a template below refuses types that a memcpy would break */
+#ifdef __cplusplus   /* a template below gives C++ types their constructors and destructor */
 #  define ECS_COMPONENT(w, T) ecs__component_cxx<T>((w), #T)
 #else
 #  define ECS_COMPONENT(w, T) ecs_component((w), #T, sizeof(T), ECS__ALIGNOF(T))
@@ -599,15 +599,35 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out);
 
 #ifdef __cplusplus
 }
+#include <new>
 #include <type_traits>
-/* ecs.h moves component values as bytes; a C++ type that owns memory would be
-   copied behind its back and destroyed never. */
+#include <utility>
+/* A C++ type that is not plain data gets lifecycle hooks made of its own
+   default constructor, copy assignment, move constructor and destructor, so
+   a std::string member just works; plain data stays plain bytes. */
+template <typename T> struct ecs__cxx_hooks {
+    static void ctor(void *p, int n, void *) { for (int i = 0; i < n; i++) new (static_cast<T *>(p) + i) T(); }
+    static void dtor(void *p, int n, void *) { for (int i = 0; i < n; i++) (static_cast<T *>(p) + i)->~T(); }
+    static void copy(void *d, const void *s, int n, void *) {
+        for (int i = 0; i < n; i++) static_cast<T *>(d)[i] = static_cast<const T *>(s)[i];
+    }
+    static void move(void *d, const void *s, int n, void *) {   /* d raw; s left raw */
+        T *src = const_cast<T *>(static_cast<const T *>(s));
+        for (int i = 0; i < n; i++) { new (static_cast<T *>(d) + i) T(std::move(src[i])); src[i].~T(); }
+    }
+};
 template <typename T> static inline ecs_id ecs__component_cxx(ecs_world *w, const char *name) {
-    static_assert(std::is_trivially_copyable<T>::value,
-                  "ECS_COMPONENT: this type is not trivially copyable (it has a std::string, "
-                  "a destructor or a copy constructor); ecs.h moves components as plain bytes, "
-                  "so store a plain-data handle to the object instead");
-    return ecs_component(w, name, sizeof(T), alignof(T));
+    if (std::is_trivially_copyable<T>::value && std::is_trivially_default_constructible<T>::value)
+        return ecs_component(w, name, sizeof(T), alignof(T));
+    ecs_component_desc d = ecs_component_desc();
+    d.name = name;
+    d.size = sizeof(T);
+    d.align = alignof(T);
+    d.ctor = ecs__cxx_hooks<T>::ctor;
+    d.dtor = ecs__cxx_hooks<T>::dtor;
+    d.copy = ecs__cxx_hooks<T>::copy;
+    d.move = ecs__cxx_hooks<T>::move;
+    return ecs_component_init(w, &d);
 }
 #endif
 #endif /* ECS_H */
