@@ -51,10 +51,13 @@ static ecs_id hk_trail(ecs_world *w) {
         .align = _Alignof(trail), .ctor = trail_ctor, .dtor = trail_dtor, .copy = trail_copy,
         .move = trail_move, .on_add = on_add, .on_set = on_set, .on_remove = on_remove});
 }
+static int hk_paused;   /* the test's own queries never fail an allocation */
 static size_t hk_live(ecs_world *w, ecs_id id) {
+    hk_paused++;
     ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{id, ECS_READ, ECS_AND}}});
     size_t n = q ? ecs_query_count(w, q) : 0;
     ecs_query_free(q);
+    hk_paused--;
     return n;
 }
 #define HK_BALANCED(w, id) CHECKF(hk.ctor - hk.dtor == (long)hk_live((w), (id)), \
@@ -247,6 +250,14 @@ TEST(parents_cascade_and_loops) {
 /* Parents and children spawned together from a chunked system, then
    cascades, identical at any thread count. */
 typedef struct fam_ctx { ecs_id hp; } fam_ctx;
+static unsigned long long fam_log;   /* the order of hook calls, hashed (they run on thread 0 only) */
+static long fam_calls;
+static void fam_hook(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
+    (void)w; (void)id;
+    fam_log = (fam_log ^ e ^ (unsigned long long)(uintptr_t)ctx << 56 ^ (unsigned long long)*(int *)v << 20) *
+              1099511628211ull;
+    fam_calls++;
+}
 static void fam_spawn(ecs_iter *it) {
     const fam_ctx *c = (const fam_ctx *)it->ctx;
     const int *hp = ECS_FIELD(it, int, 0);
@@ -284,7 +295,10 @@ TEST(sched_parents_deterministic) {
     for (int t = 0; t < 4; t++) {
         ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads[t]});
         REQUIRE(w);
-        fam_ctx c = {ecs_component(w, "hp", sizeof(int), 0)};
+        fam_ctx c = {ecs_component_init(w, &(ecs_component_desc){.name = "hp", .size = sizeof(int),
+            .on_add = fam_hook, .on_set = fam_hook, .on_remove = fam_hook, .ctx = (void *)(uintptr_t)1})};
+        fam_log = 1469598103934665603ull;
+        fam_calls = 0;
         for (int i = 0; i < 40; i++) {
             ecs_entity e = ecs_create(w);
             ecs_set(w, e, c.hp, &i);
@@ -292,10 +306,11 @@ TEST(sched_parents_deterministic) {
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "families", .fn = fam_spawn, .ctx = &c,
             .chunk_size = 8, .terms = {{c.hp, ECS_READ, ECS_AND}}}));
         for (int f = 0; f < 6; f++) CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
-        unsigned long long h = fam_hash(w);
+        unsigned long long h = fam_hash(w) ^ fam_log;
         if (t == 0) { first = h; count = ecs_count(w); }
         CHECKF(h == first && ecs_count(w) == count, "threads %d: hash %llx vs %llx, %zu vs %zu entities",
                threads[t], h, first, ecs_count(w), count);
+        CHECK(fam_calls > 100);
         ecs_world_free(w);
     }
     CHECK(count > 40);
@@ -323,7 +338,70 @@ TEST(parents_busy_in_systems) {
     ecs_world_free(w);
 }
 
+/* Every allocation of a scenario with hooks and parents fails in turn: each
+   call reports ECS_ERR_NOMEM or works, values stay balanced (constructed -
+   destroyed == live) after every step, and nothing leaks. */
+typedef struct hk_fail { long requests, fail_at; } hk_fail;
+static void *hk_realloc(void *p, size_t n, void *user) {
+    hk_fail *f = (hk_fail *)user;
+    if (n == 0) { free(p); return NULL; }
+    if (!hk_paused && ++f->requests == f->fail_at) return NULL;
+    return realloc(p, n);
+}
+static long hk_scenario(long fail_at) {
+    hk_fail f = {0, fail_at};
+    memset(&hk, 0, sizeof hk);
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1, .realloc_fn = hk_realloc, .alloc_user = &f});
+    if (!w) return f.requests;
+    ecs_id tr = hk_trail(w), tag = ecs_component(w, "Tag", 0, 0);
+    ecs_entity es[40] = {0};
+    if (tr && tag) {
+        ecs_result r = ecs_create_many(w, 20, &tr, 1, es);
+        CHECK(r == ECS_OK || r == ECS_ERR_NOMEM);
+        HK_BALANCED(w, tr);
+        for (int i = 20; i < 40; i++) {
+            es[i] = ecs_create(w);
+            trail v = {NULL, 0};
+            if (es[i]) r = ecs_set(w, es[i], tr, &v);   /* no points to copy */
+            CHECK(r == ECS_OK || r == ECS_ERR_NOMEM);
+            HK_BALANCED(w, tr);
+        }
+        for (int i = 0; i < 40; i += 2) {
+            if (!ecs_is_alive(w, es[i])) continue;
+            r = ecs_add(w, es[i], tag);
+            CHECK(r == ECS_OK || r == ECS_ERR_NOMEM);
+            if (es[i + 1] && ecs_is_alive(w, es[i + 1])) {
+                r = ecs_set_parent(w, es[i + 1], es[i]);
+                CHECK(r == ECS_OK || r == ECS_ERR_NOMEM);
+            }
+            HK_BALANCED(w, tr);
+        }
+        ecs_commands *c = ecs_commands_new(w);
+        if (c) {
+            ecs_entity p = ecs_cmd_create(c);
+            if (p) (void)ecs_cmd_add(c, p, tr);
+            for (int i = 0; i < 40; i += 4) if (es[i]) (void)ecs_cmd_destroy(c, es[i]);
+            for (int k = 0; k < 3 && ecs_commands_apply(w, c) == ECS_ERR_NOMEM; k++) {}
+            HK_BALANCED(w, tr);
+        }
+        for (int i = 0; i < 40; i += 3)
+            if (ecs_is_alive(w, es[i])) {
+                r = ecs_destroy(w, es[i]);
+                CHECK(r == ECS_OK || r == ECS_ERR_NOMEM);
+            }
+        HK_BALANCED(w, tr);
+    }
+    ecs_world_free(w);
+    CHECKF(hk.ctor == hk.dtor, "fail at %ld: constructed %ld, destroyed %ld", fail_at, hk.ctor, hk.dtor);
+    return f.requests;
+}
+TEST(hooks_out_of_memory_sweep) {
+    long total = hk_scenario(0);
+    for (long i = 1; i <= total; i++) hk_scenario(i);
+}
+
 void suite_hooks(void) {
+    RUN(hooks_out_of_memory_sweep);
     RUN(parents_cascade_and_loops);
     RUN(sched_parents_deterministic);
     RUN(parents_busy_in_systems);
