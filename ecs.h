@@ -20,7 +20,7 @@
                     queries, deferred commands, systems, validation, running,
                     looking inside
        >>impl       the implementation, in data-flow order:
-                    >>platform >>alloc >>containers >>world >>ids >>entity
+                    >>platform >>alloc >>containers >>world >>access >>ids >>entity
                     >>table >>query >>commands >>systems >>graph >>dot
                     >>sched >>stats >>simulate >>trace
        >>license    at the very bottom
@@ -2479,6 +2479,11 @@ static bool ecs__is_pending_of(const ecs_commands *c, ecs_entity e) {
 }
 
 static ecs_result ecs__hooks_flush(ecs_world *w);
+/* After an immediate change: what its hooks recorded, if anything (inline:
+   worlds without hooks pay one load). */
+static inline ecs_result ecs__hooks_after(ecs_world *w) {
+    return w->hook_buf && w->hook_buf->count ? ecs__hooks_flush(w) : ECS_OK;
+}
 
 static ecs_commands *ecs__commands_new(ecs_world *w) {
     ecs_commands *c = (ecs_commands *)ecs__alloc(w, sizeof *c);
@@ -2831,7 +2836,7 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
                 if (in->on_add) ecs__fire(w, in->on_add, t->entities[first + i], t->ids[k],
                                            ecs__table_cell(t, (int32_t)k, first + (uint32_t)i));
             }
-    ecs__hooks_flush(w);
+    ecs__hooks_after(w);
     return ECS_OK;
 }
 
@@ -2841,7 +2846,7 @@ ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e) {
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_destroy(ecs__defer_buf(w), e);
     if ((r = ecs__destroy(w, "ecs_destroy", e))) return r;
-    return ecs__hooks_flush(w);
+    return ecs__hooks_after(w);
 }
 
 ECS_API bool ecs_is_alive(const ecs_world *w, ecs_entity e) { return w && ecs__alive(w, e); }
@@ -2875,7 +2880,7 @@ ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_add(ecs__defer_buf(w), e, id);
     if ((r = ecs__add(w, "ecs_add", e, id, NULL))) return r;
-    return ecs__hooks_flush(w);
+    return ecs__hooks_after(w);
 }
 
 ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
@@ -2885,7 +2890,7 @@ ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_remove(ecs__defer_buf(w), e, id);
     if ((r = ecs__remove(w, "ecs_remove", e, id))) return r;
-    return ecs__hooks_flush(w);
+    return ecs__hooks_after(w);
 }
 
 ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *value) {
@@ -2906,7 +2911,7 @@ ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *va
                          "structure may change; inside a system use ecs_cmd_set(it->commands, ...)",
                          w->ids[id].name);
     if ((r = ecs__add(w, "ecs_set", e, id, value))) return r;
-    return ecs__hooks_flush(w);
+    return ecs__hooks_after(w);
 }
 
 ECS_API bool ecs_has(const ecs_world *w, ecs_entity e, ecs_id id) {
@@ -3419,7 +3424,7 @@ static bool ecs__infer_push(ecs__build *b, uint32_t from, uint32_t to) {
    pairs are looked at. Pairs are taken nearest first. */
 static bool ecs__infer_insertion(ecs__build *b, const ecs__comps *dc) {
     uint32_t m = b->m, W = b->words;
-    uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)m * W, 8);
+    uint64_t *anc = (uint64_t *)ecs__tmp(b, (size_t)dc->count * W, 8);   /* a row per component */
     uint64_t *cand = (uint64_t *)ecs__tmp(b, 2 * (size_t)W, 8);
     uint32_t *first = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
     uint32_t *last = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
@@ -3433,11 +3438,11 @@ static bool ecs__infer_insertion(ecs__build *b, const ecs__comps *dc) {
         }
         for (uint32_t k = dc->start[c]; k < dc->start[c + 1]; k++) { first[dc->emit[k]] = lo; last[dc->emit[k]] = hi; }
     }
-#define ECS__ANC_ADD(row, i) do { ecs__bits_or((row), anc + (size_t)first[i] * W, W); \
+#define ECS__ANC_ADD(row, i) do { ecs__bits_or((row), anc + (size_t)dc->of[i] * W, W); \
         for (uint32_t x_ = first[i]; x_ <= last[i]; x_++) ecs__bit_set((row), x_); } while (0)
     for (uint32_t j = 0; j < m; j++) {
         uint32_t f = first[j];
-        uint64_t *row = anc + (size_t)f * W;
+        uint64_t *row = anc + (size_t)dc->of[j] * W;
         if (j == f)   /* a component starts: its declared ancestors */
             for (uint32_t v = f; v <= last[f]; v++)
                 for (uint32_t e = b->din_at[v]; e < b->din_at[v + 1]; e++) {
@@ -4000,11 +4005,10 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         memcpy(all + dn, b.inferred, (size_t)b.inferred_count * 8);
         memcpy(eid, deid, (size_t)dn * sizeof *eid);
         for (uint32_t i = dn; i < fn; i++) eid[i] = ECS__NONE;
-        if (!ecs__csr(&b, all, fn, false, &fout_at, &fout, eid, &fout_eid) ||
-            !ecs__csr(&b, all, fn, true, &fin_at, &fin, NULL, NULL))
-            goto done;
+        if (!ecs__csr(&b, all, fn, false, &fout_at, &fout, eid, &fout_eid)) goto done;
         ecs__tmp_release(&b, all);
         ecs__tmp_release(&b, eid);
+        fin_at = fin = NULL;   /* made from fout when the reduction needs it */
         if (w->order == ECS_ORDER_INSERTION) {   /* for the DOT export */
             if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + b.inferred_count)) goto done;
             for (uint32_t i = 0; i < b.inferred_count; i++) {
@@ -4015,6 +4019,9 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
                 e->kind = ECS__EDGE_INFERRED;
             }
         }
+        ecs__free(w, b.inferred);   /* in fout now */
+        b.inferred = NULL;
+        b.inferred_cap = 0;
     }
     ecs__comps fc;
     if (!ecs__components(&b, fout_at, fout, &fc)) goto done;
@@ -4106,7 +4113,20 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
        order of a stage on one thread) */
     if (!sg->cyclic) {
         uint32_t *key = (uint32_t *)ecs__tmp(&b, m, sizeof *key);
-        if (!key || !ecs__run_order(&b, &fc, fout_at, fout, fin_at, fin, key)) goto done;
+        if (!key) goto done;
+        if (!fin_at) {   /* the final graph's in-edges, from its out-edges */
+            fin_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof *fin_at);
+            fin = (uint32_t *)ecs__tmp(&b, fn, sizeof *fin);
+            uint32_t *fill = (uint32_t *)ecs__tmp(&b, m, sizeof *fill);
+            if (!fin_at || !fin || !fill) goto done;
+            for (uint32_t e = 0; e < fn; e++) fin_at[fout[e] + 1]++;
+            for (uint32_t v = 0; v < m; v++) fin_at[v + 1] += fin_at[v];
+            memcpy(fill, fin_at, m * sizeof *fill);
+            for (uint32_t v = 0; v < m; v++)
+                for (uint32_t e = fout_at[v]; e < fout_at[v + 1]; e++) fin[fill[fout[e]]++] = v;
+            ecs__tmp_release(&b, fill);
+        }
+        if (!ecs__run_order(&b, &fc, fout_at, fout, fin_at, fin, key)) goto done;
         if (!ecs__reduce(&b, fout_at, fout, sg->desc, sg->row_of, key)) goto done;
         if (w->order == ECS_ORDER_WRITERS_FIRST)   /* the inferred edges that matter, for DOT */
             for (uint32_t v = 0; v < m; v++)

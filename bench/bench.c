@@ -1198,8 +1198,8 @@ static void val_graph_make(val_graph *g, int m, int shape, uint64_t seed) {
             g->after[s][k] = pick;
         }
         if (shape == VAL_RING) g->after[s][0] = (s + m - 1) % m;
-        if (shape == VAL_CYCLES && p + 1 < m && n < VAL_EDGES && rng_below(50) == 0)
-            g->after[s][n] = perm[p + 1 + (int)rng_below((uint32_t)(m - p - 1))];   /* backward */
+        if (shape == VAL_CYCLES && p + 1 < m && rng_below(50) == 0)   /* backward */
+            g->after[s][n < VAL_EDGES ? n : VAL_EDGES - 1] = perm[p + 1 + (int)rng_below((uint32_t)(m - p - 1))];
         for (int k = 0; k < VAL_ACCESS; k++) {
             ecs_id id = 0;
             for (bool dup = true; dup;) {
@@ -1423,6 +1423,87 @@ static void load_avg(char *buf, size_t size) {
     if (f) fclose(f);
 }
 
+/* ---- hooks and parents: ratios to the same ecs.h work without them ---- */
+static void triv_move(void *dst, const void *src, int n, void *ctx) {
+    (void)ctx;
+    memcpy(dst, src, (size_t)n * sizeof(Velocity));
+}
+static void triv_dtor(void *p, int n, void *ctx) { (void)p; (void)n; (void)ctx; }
+
+typedef struct hookpair_ctx { move_ctx plain, hooked; } hookpair_ctx;
+static void hookpair_world(move_ctx *c, bool hooks) {
+    memset(c, 0, sizeof *c);
+    c->w = ecs_world_new(NULL);
+    NEED(c->w, "ecs_world_new failed");
+    c->id.pos = ECS_COMPONENT(c->w, Position);
+    c->id.vel = hooks ? ecs_component_init(c->w, &(ecs_component_desc){.name = "Velocity",
+                            .size = sizeof(Velocity), .align = _Alignof(Velocity), .move = triv_move,
+                            .dtor = triv_dtor})
+                      : ECS_COMPONENT(c->w, Velocity);
+    NEED(c->id.pos && c->id.vel, "registration failed");
+    c->h = alloc64(N_MOVE * sizeof *c->h);
+    NEED(ecs_create_many(c->w, N_MOVE, &c->id.pos, 1, c->h) == ECS_OK, "ecs_create_many failed");
+}
+static double hookpair_base(void *ctx) { return move_ecs(&((hookpair_ctx *)ctx)->plain); }
+static double hookpair_ecs(void *ctx) { return move_ecs(&((hookpair_ctx *)ctx)->hooked); }
+static bench_row bench_add_remove_hooks(void) {
+    bench_row r = {"add+remove with move/dtor hooks (vs no hooks)", 0, 0, 1.5, true};
+    hookpair_ctx c;
+    hookpair_world(&c.plain, false);
+    hookpair_world(&c.hooked, true);
+    run_pair(reps(61), hookpair_base, hookpair_ecs, &c, (double)N_MOVE * MOVE_PASSES, &r.base_ns, &r.ecs_ns);
+    check(ecs_count(c.hooked.w) == N_MOVE, r.name, "entities lost");
+    for (int k = 0; k < 2; k++) {
+        move_ctx *m = k ? &c.hooked : &c.plain;
+        ecs_world_free(m->w);
+        free(m->h);
+    }
+    return r;
+}
+
+enum { FAMILIES = 10000, KIDS = 10 };
+typedef struct family_ctx { ecs_entity *h; } family_ctx;
+static double family_plain(void *ctx) {   /* the same entities, destroyed one by one, no parents */
+    family_ctx *c = ctx;
+    ids id;
+    ecs_world *w = world_new(&id);
+    ecs_id cids[2] = {id.pos, id.vel};
+    size_t n = (size_t)FAMILIES * (KIDS + 1);
+    NEED(ecs_create_many(w, n, cids, 2, c->h) == ECS_OK, "ecs_create_many failed");
+    bool bad = false;
+    double t0 = now_ns();
+    for (size_t i = 0; i < n; i++) bad |= ecs_destroy(w, c->h[i]) != ECS_OK;
+    double t = now_ns() - t0;
+    check(!bad && ecs_count(w) == 0, "family destroy", "ecs_destroy failed");
+    ecs_world_free(w);
+    return t;
+}
+static double family_cascade(void *ctx) {   /* 10k parents with 10 children each: destroy the parents */
+    family_ctx *c = ctx;
+    ids id;
+    ecs_world *w = world_new(&id);
+    ecs_id cids[2] = {id.pos, id.vel};
+    size_t n = (size_t)FAMILIES * (KIDS + 1);
+    NEED(ecs_create_many(w, n, cids, 2, c->h) == ECS_OK, "ecs_create_many failed");
+    for (size_t f = 0; f < FAMILIES; f++)
+        for (size_t k = 1; k <= KIDS; k++)
+            NEED(ecs_set_parent(w, c->h[f * (KIDS + 1) + k], c->h[f * (KIDS + 1)]) == ECS_OK, "ecs_set_parent");
+    bool bad = false;
+    double t0 = now_ns();
+    for (size_t f = 0; f < FAMILIES; f++) bad |= ecs_destroy(w, c->h[f * (KIDS + 1)]) != ECS_OK;
+    double t = now_ns() - t0;
+    check(!bad && ecs_count(w) == 0, "family destroy", "cascade left entities");
+    ecs_world_free(w);
+    return t;
+}
+static bench_row bench_destroy_families(void) {
+    bench_row r = {"destroy parent + 10 children (vs plain destroy)", 0, 0, 2, true};
+    family_ctx c = {alloc64((size_t)FAMILIES * (KIDS + 1) * sizeof(ecs_entity))};
+    run_pair(reps(21), family_plain, family_cascade, &c, (double)FAMILIES * (KIDS + 1), &r.base_ns, &r.ecs_ns);
+    free(c.h);
+    return r;
+}
+
 /* ---- the list ------------------------------------------------------------- */
 typedef bench_row (*bench_fn)(void);
 static const bench_fn g_benches[] = {
@@ -1433,6 +1514,8 @@ static const bench_fn g_benches[] = {
     bench_bulk_create,
     bench_add_remove,
     bench_destroy,
+    bench_add_remove_hooks,
+    bench_destroy_families,
 };
 
 int main(int argc, char **argv) {
