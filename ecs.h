@@ -727,9 +727,11 @@ static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 /* Forced inlining for the few hot helpers of add/remove/destroy. */
 /* ...and error paths kept out of their way. */
 #if defined(__GNUC__) || defined(__clang__)
+#  define ECS__UNLIKELY(c) __builtin_expect(!!(c), 0)
 #  define ECS__HOT static inline __attribute__((always_inline))
 #  define ECS__COLD static __attribute__((cold, noinline))
 #else
+#  define ECS__UNLIKELY(c) (c)
 #  define ECS__HOT static inline
 #  define ECS__COLD static
 #endif
@@ -1202,6 +1204,7 @@ struct ecs_world {
     ecs_commands *hook_buf, *hook_drain;   /* structural calls made in hooks, and the ones
                                 applying (made with the first component that has hooks) */
     int hook_depth;          /* inside an event hook: structural calls are recorded */
+    int deferring;           /* defer_depth + hook_depth: one test on the hot paths */
     bool flushing;
     int defer_depth;
     ECS__ATOMIC(uint64_t) next_serial;
@@ -1952,7 +1955,9 @@ static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *s
    ecs__hooks_flush). */
 static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, void *value) {
     w->hook_depth++;
+    w->deferring++;
     fn(w, e, id, value, w->ids[id].ctx);
+    w->deferring--;
     w->hook_depth--;
 }
 static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
@@ -1989,8 +1994,7 @@ static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
 
 /* Swap-remove: the last row moves into the hole, and its entity's record
    follows it. */
-ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {
-    if (t->hooked) { ecs__row_delete_hooked(w, t, row); return; }
+ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {   /* t not hooked */
     const uint32_t last = t->count - 1;
     if (row != last) {
         /* locals: byte stores may alias anything, which would force reloads */
@@ -2030,17 +2034,18 @@ static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, const ecs__ed
         if (w->ids[src->columns[j].id].dtor)
             w->ids[src->columns[j].id].dtor(src->columns[j].data + (size_t)srow * src->columns[j].size, 1,
                                             w->ids[src->columns[j].id].ctx);
-    ecs__row_delete(w, src, srow);
+    if (src->hooked) ecs__row_delete_hooked(w, src, srow);
+    else ecs__row_delete(w, src, srow);
     r->table = dst->index;
     r->row = drow;
     return drow;
 }
 
 /* Moves an entity's row from its table to edge->dst (which has room):
-   shared columns are copied by the edge's plan, new ones zeroed. */
+   shared columns are copied by the edge's plan, new ones zeroed. Neither
+   table is hooked (else ecs__row_move_hooked). */
 ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
     ecs__table *src = w->tables[r->table], *dst = edge->dst;
-    if (src->hooked | dst->hooked) return ecs__row_move_hooked(w, r, edge);
     const uint32_t srow = r->row, drow = dst->count++, n = dst->column_count;
     const ecs__column *const dcols = dst->columns, *const scols = src->columns;
     const int32_t *const from = edge->from;   /* locals: byte stores may alias anything */
@@ -2175,8 +2180,10 @@ static ecs_result ecs__destroy_one(ecs_world *w, const char *fn, ecs_entity e) {
         ecs__removing_all(w, e);
         r = &w->records[ecs__index(e)];   /* a hook may have grown the records */
         ecs__destruct_row(w, t, r->row);
+        ecs__row_delete_hooked(w, t, r->row);
+    } else {
+        ecs__row_delete(w, t, r->row);
     }
-    ecs__row_delete(w, t, r->row);
     uint32_t i = ecs__index(e);
     if (ecs__has_rel(w, i)) {   /* its parent and children are gone by now */
         ecs__unlink(w, i);
@@ -2256,8 +2263,8 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
     }
     if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
-    uint32_t row = ecs__row_move(w, r, edge);
-    if (dst->hooked) {   /* constructed; on_add, then the value and on_set */
+    if (ECS__UNLIKELY(src->hooked | dst->hooked)) {   /* constructed; on_add, then the value and on_set */
+        uint32_t row = ecs__row_move_hooked(w, r, edge);
         const ecs__idinfo *in = &w->ids[id];
         const ecs__column *col = edge->added >= 0 ? &dst->columns[edge->added] : NULL;
         if (in->on_add) ecs__fire(w, in->on_add, e, id, col ? col->data + (size_t)row * col->size : NULL);
@@ -2268,6 +2275,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         }
         return ECS_OK;
     }
+    uint32_t row = ecs__row_move(w, r, edge);
     if (value && edge->added >= 0) {
         const ecs__column *col = &dst->columns[edge->added];
         ecs__cell_copy(col->data + (size_t)row * col->size, (const unsigned char *)value, col->size);
@@ -2288,10 +2296,14 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     if (dst == src) return ECS_OK;
     if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
-    if (src->hooked && w->ids[id].on_remove) {   /* before the value goes: the entity still has it */
-        int32_t at = ecs__table_find_id(src, id);
-        ecs__fire(w, w->ids[id].on_remove, e, id, ecs__table_cell(src, at, r->row));
-        r = &w->records[ecs__index(e)];
+    if (ECS__UNLIKELY(src->hooked | dst->hooked)) {
+        if (w->ids[id].on_remove) {   /* before the value goes: the entity still has it */
+            int32_t at = ecs__table_find_id(src, id);
+            ecs__fire(w, w->ids[id].on_remove, e, id, ecs__table_cell(src, at, r->row));
+            r = &w->records[ecs__index(e)];
+        }
+        ecs__row_move_hooked(w, r, edge);
+        return ECS_OK;
     }
     ecs__row_move(w, r, edge);
     return ECS_OK;
@@ -2713,6 +2725,7 @@ ECS_API ecs_result ecs_defer_begin(ecs_world *w) {
     if (ecs__check_running(w, "ecs_defer_begin")) return ECS_ERR_BUSY;
     if (!w->defer && !(w->defer = ecs__commands_new(w))) return ECS__OOM(w, "ecs_defer_begin");
     w->defer_depth++;
+    w->deferring++;
     return ECS_OK;
 }
 ECS_API ecs_result ecs_defer_end(ecs_world *w) {
@@ -2723,6 +2736,7 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w) {
             return ecs__commands_apply(w, w->defer);
         return ecs__fail(w, ECS_ERR_ARG, "ecs_defer_end: not in defer mode");
     }
+    w->deferring--;
     if (--w->defer_depth) return ECS_OK;
     return ecs__commands_apply(w, w->defer);
 }
@@ -2732,7 +2746,7 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w) {
    the defer buffer is the world's, and they run on many threads. There the
    immediate path refuses them (ECS_ERR_BUSY) instead. */
 static inline bool ecs__deferring(const ecs_world *w) {
-    return (w->defer_depth || w->hook_depth) && w->phase != ECS__SYSTEMS;
+    return w->deferring && w->phase != ECS__SYSTEMS;
 }
 /* Where deferred calls go: a hook's, or the defer block's. */
 static inline ecs_commands *ecs__defer_buf(const ecs_world *w) { return w->hook_depth ? w->hook_buf : w->defer; }
@@ -4830,6 +4844,7 @@ static void ecs__exclusive(ecs_world *w, uint32_t si) {
     } else {
         ecs__run(w, &w->tctx[0], si, ECS__NONE);
         if (w->defer_depth) {
+            w->deferring -= w->defer_depth;
             w->defer_depth = 0;
             ecs_result applied = ecs__commands_apply(w, w->defer);
             ecs__msg_set(w, &w->fail_msg, "ecs_progress: exclusive system \"%s\" returned inside a "
