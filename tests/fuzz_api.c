@@ -2353,13 +2353,26 @@ static int fz_stage_order(int stage, int *out) {
     }
     return n;
 }
-/* loose: an independent_of partner of an exclusive system in its stage: when
-   it is prepared, and so what it sees, depends on timing. */
+/* loose: a system that is not exclusive but an independent_of partner of an
+   exclusive system in its stage: whether it is prepared before or after that
+   system's changes, and so what it sees, depends on timing. (It is inert:
+   it changes nothing.) */
 static int fz_loose(int s) {
+    if (G.sys[s].flags & ECS_SYSTEM_EXCLUSIVE) return 0;
     for (int o = 0; o < G.nsys; o++)
         if (o != s && G.sys[o].stage == G.sys[s].stage && fz_independent(s, o) &&
-            ((G.sys[o].flags | G.sys[s].flags) & ECS_SYSTEM_EXCLUSIVE))
+            (G.sys[o].flags & ECS_SYSTEM_EXCLUSIVE))
             return 1;
+    return 0;
+}
+/* Two exclusive independent_of partners in one stage: which one syncs and
+   prepares first depends on timing; the model does not follow that. */
+static int fz_exclusive_partners(void) {
+    for (int a = 0; a < G.nsys; a++)
+        for (int b = a + 1; b < G.nsys; b++)
+            if (G.sys[a].stage == G.sys[b].stage && (G.sys[a].flags & G.sys[b].flags & ECS_SYSTEM_EXCLUSIVE) &&
+                fz_independent(a, b))
+                return 1;
     return 0;
 }
 static int fz_later_logs(int stage, const int *order, int from, int n) {
@@ -2464,6 +2477,7 @@ static void op_progress(void) {
         return;
     }
     FZ_CHECK(r != ECS_ERR_INVALID_GRAPH, "ecs_progress = ECS_ERR_INVALID_GRAPH for a valid graph");
+    if (fz_exclusive_partners()) fz_bail("two exclusive systems are independent_of partners");
     /* the log, per system: unchunked in call order, chunked by chunk */
     memset(g_nsysent, 0, sizeof g_nsysent);
     for (int i = 0; i < nlog; i++) {

@@ -54,6 +54,35 @@ static inline unsigned test_below(unsigned long long *s, unsigned n) {
     return (unsigned)(test_rand(s) % n);
 }
 
+/* Sizes, frames and spins of the threaded tests shrink with --scale (for
+   TSan and helgrind). */
+#include <time.h>
+static inline long test_scaled(long n, long min) {
+    long v = (long)((double)n * (double)test_g.scale_pct / 100.0);
+    return v < min ? min : v;
+}
+static inline double test_spin_len(double us) {   /* full at --scale >= 100, shorter below */
+    return test_g.scale_pct >= 100 ? us : us * (double)test_g.scale_pct / 100.0;
+}
+static inline double test_now_us(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+static inline void test_spin_us(double us) {   /* a busy wait, to widen race windows */
+    if (us <= 0) return;
+    double end = test_now_us() + us;
+    while (test_now_us() < end) {}
+}
+/* Helgrind does not understand C11 atomics: state shared only through them
+   is hidden from it. */
+#ifdef ECS_VALGRIND
+#  include <valgrind/helgrind.h>
+#  define TEST_HG_IGNORE(p, n) VALGRIND_HG_DISABLE_CHECKING((p), (n))
+#else
+#  define TEST_HG_IGNORE(p, n) ((void)0)
+#endif
+
 #endif
 
 /* How often needle occurs in hay. */

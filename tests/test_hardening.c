@@ -15,24 +15,8 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#ifdef ECS_VALGRIND
-#  include <valgrind/helgrind.h>
-#  define HD_HG_IGNORE(p, n) VALGRIND_HG_DISABLE_CHECKING((p), (n))
-#else
-#  define HD_HG_IGNORE(p, n) ((void)0)
-#endif
 
 typedef struct { float x, y; } hd_pos;
-
-static double hd_now_us(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-static void hd_spin(double us) {
-    double end = hd_now_us() + us * (test_g.scale_pct >= 100 ? 1.0 : (double)test_g.scale_pct / 100.0);
-    while (hd_now_us() < end) {}
-}
 
 /* ---- 1. an exclusive system's own batch ------------------------------------------- */
 typedef struct self_ctx { ecs_id pos, tag; int rows, busy, other_ok; ecs_entity outsider; } self_ctx;
@@ -92,7 +76,7 @@ static void chunky_fn(ecs_iter *it) {
     hd_pos *p = ECS_FIELD(it, hd_pos, 0);
     for (int i = 0; i < it->count; i++) p[i].x += 1;
     atomic_fetch_add(&c->rows, it->count);
-    hd_spin(15);
+    test_spin_us(test_spin_len(15));
 }
 static void reshuffle_fn(ecs_iter *it) {   /* exclusive: destroy 20 rows, make 20 */
     chunky_ctx *c = (chunky_ctx *)it->ctx;
@@ -109,7 +93,7 @@ TEST(sched_exclusive_never_between_chunks) {
         REQUIRE(w);
         chunky_ctx *c = (chunky_ctx *)calloc(1, sizeof *c);
         REQUIRE(c);
-        HD_HG_IGNORE(&c->rows, sizeof c->rows);
+        TEST_HG_IGNORE(&c->rows, sizeof c->rows);
         c->pos = ECS_COMPONENT(w, hd_pos);
         ecs_entity es[400];
         CHECK_EQ_INT(ecs_create_many(w, 400, &c->pos, 1, es), ECS_OK);
@@ -145,7 +129,7 @@ static void maker_fn(ecs_iter *it) {
     if (e) atomic_fetch_add(&c->made, 1);
     if (!e && strstr(ecs_last_error(it->world), "it->commands")) atomic_fetch_add(&c->refused, 1);
     if (ecs_defer_end(it->world) == ECS_ERR_BUSY) atomic_fetch_add(&c->refused, 1);
-    hd_spin(5);
+    test_spin_us(test_spin_len(5));
 }
 TEST(sched_exclusive_open_defer_block) {
     static const int threads[2] = {1, 2};
@@ -154,7 +138,7 @@ TEST(sched_exclusive_open_defer_block) {
         REQUIRE(w);
         open_ctx *c = (open_ctx *)calloc(1, sizeof *c);
         REQUIRE(c);
-        HD_HG_IGNORE(c, sizeof *c);
+        TEST_HG_IGNORE(c, sizeof *c);
         c->pos = ECS_COMPONENT(w, hd_pos);
         ecs_stage later = ecs_stage_add(w, "later");
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Opener", .fn = opener_fn,
@@ -192,7 +176,7 @@ TEST(sched_set_is_access_checked) {
     REQUIRE(w);
     setter_ctx *c = (setter_ctx *)calloc(1, sizeof *c);
     REQUIRE(c);
-    HD_HG_IGNORE(c, sizeof *c);
+    TEST_HG_IGNORE(c, sizeof *c);
     c->pos = ECS_COMPONENT(w, hd_pos);
     c->target = ecs_create(w);
     CHECK_EQ_INT(ecs_set(w, c->target, c->pos, &(hd_pos){1, 1}), ECS_OK);
@@ -332,7 +316,7 @@ TEST(sched_failed_buffer_stops_the_frame) {
             REQUIRE(w);
             ran_ctx *c = (ran_ctx *)calloc(1, sizeof *c);
             REQUIRE(c);
-            HD_HG_IGNORE(c, sizeof *c);
+            TEST_HG_IGNORE(c, sizeof *c);
             ecs_id pos = ECS_COMPONENT(w, hd_pos);
             CHECK_EQ_INT(ecs_create_many(w, 200, &pos, 1, NULL), ECS_OK);
             ecs_stage two = ecs_stage_add(w, "two");

@@ -14,29 +14,9 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#ifdef ECS_VALGRIND
-#  include <valgrind/helgrind.h>
-#  define SAFE_HG_IGNORE(p, n) VALGRIND_HG_DISABLE_CHECKING((p), (n))
-#else
-#  define SAFE_HG_IGNORE(p, n) ((void)0)
-#endif
 
 typedef struct { float x, y; } sf_pos;
 typedef struct { int hp; } sf_health;
-
-static double sf_now_us(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-static void sf_spin(double us) {
-    double end = sf_now_us() + us * (test_g.scale_pct >= 100 ? 1.0 : (double)test_g.scale_pct / 100.0);
-    while (sf_now_us() < end) {}
-}
-static long sf_scaled(long n, long min) {
-    long v = (long)((double)n * (double)test_g.scale_pct / 100.0);
-    return v < min ? min : v;
-}
 
 /* ---- 1. independent_of: any order, never at once ------------------------------- */
 typedef struct ind_ctx {
@@ -49,7 +29,7 @@ static void ind_fn(ecs_iter *it) {
     if (atomic_fetch_add(&c->inside, 1)) atomic_fetch_add(&c->overlaps, 1);
     sf_pos *p = ECS_FIELD(it, sf_pos, 0);
     for (int i = 0; i < it->count; i++) { p[i].x += 1; p[i].y = p[i].x * 2; }
-    sf_spin(60);
+    test_spin_us(test_spin_len(60));
     atomic_fetch_sub(&c->inside, 1);
     atomic_fetch_add(&c->runs, 1);
 }
@@ -61,7 +41,7 @@ TEST(sched_independent_of_never_concurrent) {
         REQUIRE(w);
         ind_ctx *c = (ind_ctx *)calloc(1, sizeof *c);
         REQUIRE(c);
-        SAFE_HG_IGNORE(c, sizeof *c);
+        TEST_HG_IGNORE(c, sizeof *c);
         c->pos = ECS_COMPONENT(w, sf_pos);
         CHECK_EQ_INT(ecs_create_many(w, 64, &c->pos, 1, NULL), ECS_OK);
         /* A and B both write Position; B lists A (one side is enough), C lists
@@ -75,7 +55,7 @@ TEST(sched_independent_of_never_concurrent) {
         REQUIRE(a && b && s3);
         CHECK_EQ_INT(ecs_validate(w, NULL), ECS_OK);
         CHECK(!ecs_system_precedes(w, a, b) && !ecs_system_precedes(w, b, a));
-        long frames = sf_scaled(60, 10);
+        long frames = test_scaled(60, 10);
         for (long f = 0; f < frames; f++) CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
         CHECKF(atomic_load(&c->overlaps) == 0, "threads %d: %ld overlaps", threads[t],
                (long)atomic_load(&c->overlaps));
@@ -165,7 +145,7 @@ static void nest_fn(ecs_iter *it) {
 static void nest_writer(ecs_iter *it) {
     sf_pos *p = ECS_FIELD(it, sf_pos, 0);
     for (int i = 0; i < it->count; i++) p[i].x += 1;
-    sf_spin(20);
+    test_spin_us(test_spin_len(20));
 }
 /* A system with no terms and no reads iterates Position while a chunked
    writer runs: refused (the iterator yields nothing, the frame reports
@@ -181,7 +161,7 @@ TEST(sched_nested_query_must_be_declared) {
         CHECK_EQ_INT(ecs_create_many(w, 4000, &pos, 1, NULL), ECS_OK);
         nest_ctx *c = (nest_ctx *)calloc(1, sizeof *c);
         REQUIRE(c);
-        SAFE_HG_IGNORE(c, sizeof *c);
+        TEST_HG_IGNORE(c, sizeof *c);
         c->q = ecs_query_new(w, &(ecs_query_desc){{{pos, ECS_READ, ECS_AND}}});
         REQUIRE(c->q);
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Writer", .fn = nest_writer,
@@ -222,7 +202,7 @@ TEST(sched_chunked_system_own_rows_only) {
     REQUIRE(w);
     own_ctx *c = (own_ctx *)calloc(1, sizeof *c);
     REQUIRE(c);
-    SAFE_HG_IGNORE(c, sizeof *c);
+    TEST_HG_IGNORE(c, sizeof *c);
     c->pos = ECS_COMPONENT(w, sf_pos);
     ecs_entity es[100];
     CHECK_EQ_INT(ecs_create_many(w, 100, &c->pos, 1, es), ECS_OK);
@@ -316,7 +296,7 @@ TEST(sched_iter_chunk_index) {
         for (int i = 0; i < 1000; i++) *(int *)ecs_get_mut(w, es[i], val) = i;
         chunk_ctx *c = (chunk_ctx *)calloc(1, sizeof *c);
         REQUIRE(c);
-        SAFE_HG_IGNORE(&c->calls, sizeof c->calls);
+        TEST_HG_IGNORE(&c->calls, sizeof c->calls);
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Chunks", .fn = chunk_fn, .ctx = c,
             .chunk_size = 128, .terms = {{val, ECS_READ, ECS_AND}}}));
         CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);

@@ -23,32 +23,8 @@
 #include <threads.h>
 #include <time.h>
 
-#ifdef ECS_VALGRIND
-#  include <valgrind/helgrind.h>
-#  define SCHED_HG_IGNORE(p, n) VALGRIND_HG_DISABLE_CHECKING((p), (n))
-#else
-#  define SCHED_HG_IGNORE(p, n) ((void)0)
-#endif
 
 /* ---- helpers ------------------------------------------------------------------ */
-static long scaled(long n, long min) {
-    long v = (long)((double)n * (double)test_g.scale_pct / 100.0);
-    return v < min ? min : v;
-}
-/* A busy spin's length: full at --scale >= 100, shorter below. */
-static double spin_len(double us) {
-    return test_g.scale_pct >= 100 ? us : us * (double)test_g.scale_pct / 100.0;
-}
-static double now_us(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-static void spin_us(double us) {
-    if (us <= 0) return;
-    double end = now_us() + us;
-    while (now_us() < end) {}
-}
 static uint64_t mix64(uint64_t x) {
     x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
     x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
@@ -129,7 +105,7 @@ static void gen_fn(ecs_iter *it) {
     if (!g) return;
     s->stages |= 1u << g->stage;
     if (g->chunk > 0) TCHECK(it, it->count > 0 && it->count <= g->chunk);
-    spin_us(g->spin);
+    test_spin_us(g->spin);
 }
 
 /* ---- 1. determinism ----------------------------------------------------------------- */
@@ -158,7 +134,7 @@ static void det_begin(ecs_iter *it) {
     det_ctx *c = (det_ctx *)it->ctx;
     st_slot *s = st_of(it);
     if (it->system < ST_SYS) s->stages |= 1u << c->stage_of[it->system];
-    spin_us(c->spin);
+    test_spin_us(c->spin);
 }
 static void det_move(ecs_iter *it) {
     dpos *p = ECS_FIELD(it, dpos, 0);
@@ -305,7 +281,7 @@ static det_result det_run(int threads, long frames, int n0, unsigned long long s
     if (!w) return res;
     det_ctx *c = (det_ctx *)calloc(1, sizeof *c);
     if (!c) { ecs_world_free(w); return res; }
-    c->spin = spin_len(1.0);
+    c->spin = test_spin_len(1.0);
     c->pos = ECS_COMPONENT(w, dpos);
     c->vel = ECS_COMPONENT(w, dvel);
     c->hp = ECS_COMPONENT(w, dhp);
@@ -379,8 +355,8 @@ static det_result det_run(int threads, long frames, int n0, unsigned long long s
 }
 
 TEST(sched_determinism) {
-    long frames = scaled(200, 20);
-    int n0 = (int)scaled(600, 60);
+    long frames = test_scaled(200, 20);
+    int n0 = (int)test_scaled(600, 60);
     unsigned long long seed = test_g.seed_given ? test_g.seed : 20251121ull;
     det_result first;
     memset(&first, 0, sizeof first);
@@ -435,10 +411,10 @@ static void cov_plain(ecs_iter *it) {
 
 TEST(sched_chunk_coverage) {
     static const int chunk_sizes[3] = {1, 7, 64};
-    long frames = scaled(3, 2);
+    long frames = test_scaled(3, 2);
     for (int ci = 0; ci < 3; ci++) {
         int c = chunk_sizes[ci];
-        long big = scaled(65537, 2 * c + 3);
+        long big = test_scaled(65537, 2 * c + 3);
         long sizes[7] = {0, 1, c - 1, c, c + 1, 1000, big};
         long total = 0, chunks = 0, tables = 0;
         for (int k = 0; k < 7; k++) {
@@ -574,7 +550,7 @@ static void ov_fn(ecs_iter *it) {
     if (me->excl) TCHECK(it, running == 1 && atomic_load(&c->excl_active) == 1);
     else TCHECK(it, atomic_load(&c->excl_active) == 0);
     TCHECK(it, ov_check(c, s) == 0);
-    spin_us(c->spin);
+    test_spin_us(c->spin);
     TCHECK(it, ov_check(c, s) == 0);
     if (me->excl) TCHECK(it, atomic_load(&c->running) == 1);
     else TCHECK(it, atomic_load(&c->excl_active) == 0);
@@ -599,8 +575,8 @@ static void ov_run_graph(unsigned long long seed, int threads, long frames) {
     REQUIRE(w);
     ov_ctx *c = (ov_ctx *)calloc(1, sizeof *c);
     REQUIRE(c);
-    SCHED_HG_IGNORE(c, offsetof(ov_ctx, sys));   /* the atomics */
-    c->spin = spin_len(2.0);
+    TEST_HG_IGNORE(c, offsetof(ov_ctx, sys));   /* the atomics */
+    c->spin = test_spin_len(2.0);
     ecs_id ids[OV_IDS];
     char name[32];
     for (int j = 0; j < OV_IDS; j++) {
@@ -611,7 +587,7 @@ static void ov_run_graph(unsigned long long seed, int threads, long frames) {
     }
     ecs_stage stage1 = ecs_stage_add(w, "second");
     unsigned long long r = seed;
-    for (int i = 0; i < (int)scaled(300, 40); i++) {
+    for (int i = 0; i < (int)test_scaled(300, 40); i++) {
         ecs_entity e = ecs_create(w);
         for (int j = 0; j < OV_COMPS; j++)
             if (test_below(&r, 2)) ecs_add(w, e, ids[j]);
@@ -731,8 +707,8 @@ static void ov_run_graph(unsigned long long seed, int threads, long frames) {
 
 TEST(sched_no_conflicting_overlap) {
     unsigned long long base = test_g.seed_given ? test_g.seed : 777ull, next = base;
-    long frames = scaled(10, 3);
-    int graphs = (int)scaled(3, 2);
+    long frames = test_scaled(10, 3);
+    int graphs = (int)test_scaled(3, 2);
     for (int g = 0; g < graphs; g++) {
         unsigned long long seed = g ? test_rand(&next) : base;
         ov_run_graph(seed, 4, frames);
@@ -761,12 +737,12 @@ static void mt_fn(ecs_iter *it) {
         if (t == 0) TCHECK(it, thrd_equal(thrd_current(), st_main));
         else TCHECK(it, !thrd_equal(thrd_current(), st_main));
     }
-    spin_us(c->spin);
+    test_spin_us(c->spin);
 }
 
 TEST(sched_main_thread_on_thread_0) {
     static const int counts[2] = {4, 8};
-    long frames = scaled(10, 3);
+    long frames = test_scaled(10, 3);
     for (int k = 0; k < 2; k++) {
         st_reset();
         memset(&mt_threads, 0, sizeof mt_threads);
@@ -775,9 +751,9 @@ TEST(sched_main_thread_on_thread_0) {
         ecs_id a = ecs_component(w, "A", sizeof(int), 0), b = ecs_component(w, "B", sizeof(int), 0);
         ecs_id t1 = ecs_component(w, "T1", 0, 0), t2 = ecs_component(w, "T2", 0, 0);
         ecs_id set1[2] = {a, t1}, set2[3] = {a, b, t2};
-        CHECK_EQ_INT(ecs_create_many(w, (size_t)scaled(200, 20), set1, 2, NULL), ECS_OK);
-        CHECK_EQ_INT(ecs_create_many(w, (size_t)scaled(200, 20), set2, 3, NULL), ECS_OK);
-        mt_ctx main_c = {true, spin_len(20)}, any_c = {false, spin_len(5)};
+        CHECK_EQ_INT(ecs_create_many(w, (size_t)test_scaled(200, 20), set1, 2, NULL), ECS_OK);
+        CHECK_EQ_INT(ecs_create_many(w, (size_t)test_scaled(200, 20), set2, 3, NULL), ECS_OK);
+        mt_ctx main_c = {true, test_spin_len(20)}, any_c = {false, test_spin_len(5)};
         ecs_system mains[4];
         char name[16];
         for (int i = 0; i < 4; i++) {
@@ -831,7 +807,7 @@ static void ex_work(ecs_iter *it) {   /* a parallel system */
     ex_ctx *c = (ex_ctx *)it->ctx;
     ex_enter(it, c);
     st_of(it)->sys_calls[it->system < ST_SYS ? it->system : 0]++;
-    spin_us(c->spin);
+    test_spin_us(c->spin);
     ex_leave(it, c);
 }
 static void ex_marker(ecs_iter *it) {   /* marks B entities by command, before the exclusive */
@@ -839,7 +815,7 @@ static void ex_marker(ecs_iter *it) {   /* marks B entities by command, before t
     ex_enter(it, c);
     for (int i = 0; i < it->count; i++)
         TCHECK(it, ecs_cmd_add(it->commands, it->entities[i], c->marked) == ECS_OK);
-    spin_us(c->spin);
+    test_spin_us(c->spin);
     ex_leave(it, c);
 }
 static void ex_fresh_reader(ecs_iter *it) {   /* after the exclusive: sees what it made */
@@ -849,7 +825,7 @@ static void ex_fresh_reader(ecs_iter *it) {   /* after the exclusive: sees what 
     if (it->system < ST_SYS) s->sys_rows[it->system] += it->count;
     for (int i = 0; i < it->count; i++)
         TCHECK(it, ecs_cmd_remove(it->commands, it->entities[i], c->fresh) == ECS_OK);
-    spin_us(c->spin);
+    test_spin_us(c->spin);
     ex_leave(it, c);
 }
 static void ex_excl(ecs_iter *it) {
@@ -860,7 +836,7 @@ static void ex_excl(ecs_iter *it) {
     TCHECK(it, running == 1);
     TCHECK(it, it->thread == 0 && thrd_equal(thrd_current(), st_main));
     c->excl_calls++;
-    spin_us(c->spin * 4);
+    test_spin_us(c->spin * 4);
     TCHECK(it, atomic_load(&c->running) == 1);
     for (int i = 0; i < c->bs_n; i++)   /* the marker's commands were applied first */
         if (!ecs_has(w, c->bs[i], c->marked)) c->excl_errors++;
@@ -883,7 +859,7 @@ static void ex_excl_terms(ecs_iter *it) {   /* with a query: every batch alone *
     TCHECK(it, atomic_fetch_add(&c->running, 1) == 0);
     TCHECK(it, it->thread == 0);
     TCHECK(it, it->count > 0);
-    spin_us(c->spin);
+    test_spin_us(c->spin);
     TCHECK(it, atomic_load(&c->running) == 1);
     atomic_fetch_sub(&c->running, 1);
     atomic_fetch_sub(&c->excl_active, 1);
@@ -891,22 +867,22 @@ static void ex_excl_terms(ecs_iter *it) {   /* with a query: every batch alone *
 
 TEST(sched_exclusive_runs_alone) {
     static const int counts[2] = {4, 8};
-    long frames = scaled(30, 3);
+    long frames = test_scaled(30, 3);
     for (int k = 0; k < 2; k++) {
         st_reset();
         ecs_world *w = sched_world(counts[k], ECS_ORDER_INSERTION);
         REQUIRE(w);
         ex_ctx *c = (ex_ctx *)calloc(1, sizeof *c);
         REQUIRE(c);
-        SCHED_HG_IGNORE(c, offsetof(ex_ctx, a));
-        c->spin = spin_len(10);
+        TEST_HG_IGNORE(c, offsetof(ex_ctx, a));
+        c->spin = test_spin_len(10);
         c->a = ecs_component(w, "A", sizeof(int), 0);
         c->b = ecs_component(w, "B", sizeof(int), 0);
         c->c = ecs_component(w, "C", sizeof(int), 0);
         c->fresh = ecs_component(w, "Fresh", 0, 0);
         c->marked = ecs_component(w, "Marked", 0, 0);
         ecs_stage s1 = ecs_stage_add(w, "second");
-        CHECK_EQ_INT(ecs_create_many(w, (size_t)scaled(400, 40), &c->a, 1, NULL), ECS_OK);
+        CHECK_EQ_INT(ecs_create_many(w, (size_t)test_scaled(400, 40), &c->a, 1, NULL), ECS_OK);
         c->bs_n = 16;
         CHECK_EQ_INT(ecs_create_many(w, 16, &c->b, 1, c->bs), ECS_OK);
         const ecs_access R = ECS_READ, W = ECS_WRITE;
@@ -941,7 +917,7 @@ TEST(sched_exclusive_runs_alone) {
                "the exclusive system", counts[k], c->excl_errors);
         CHECKF(fresh_bad == 0, "%d threads: in %ld frames the system after the exclusive one did not see "
                "its 3 new entities", counts[k], fresh_bad);
-        CHECK(st_calls(w1) >= frames * ((scaled(400, 40) + 15) / 16));
+        CHECK(st_calls(w1) >= frames * ((test_scaled(400, 40) + 15) / 16));
         /* the new entities are there, and their commands (remove Fresh) applied */
         for (int i = 0; i < c->made_n && i < 64; i++) {
             if (!ecs_is_alive(w, c->made[i])) continue;
@@ -957,12 +933,12 @@ static void life_fn(ecs_iter *it) {
     int *v = ECS_FIELD(it, int, 0);
     const double *spin = (const double *)it->ctx;
     for (int i = 0; i < it->count; i++) v[i]++;
-    spin_us(*spin);
+    test_spin_us(*spin);
 }
 
 TEST(sched_lifecycle) {
-    long cycles = scaled(1000, 20);
-    double spin = spin_len(30), none = 0;
+    long cycles = test_scaled(1000, 20);
+    double spin = test_spin_len(30), none = 0;
     for (long i = 0; i < cycles; i++) {
         ecs_world *w = sched_world(8, ECS_ORDER_INSERTION);
         REQUIRE(w);
@@ -1027,7 +1003,7 @@ static void busy_fn(ecs_iter *it) {
             TCHECK(it, ecs_set(w, c->e, c->pos, &same) == ECS_OK);
         }
     }
-    spin_us(c->spin);
+    test_spin_us(c->spin);
 }
 
 TEST(sched_structural_calls_busy_in_systems) {
@@ -1050,7 +1026,7 @@ TEST(sched_structural_calls_busy_in_systems) {
         c0.user = ecs_commands_new(w);
         REQUIRE(c0.q && c0.user);
         CHECK_EQ_INT(ecs_cmd_add(c0.user, c0.e, c0.vel), ECS_OK);
-        c0.spin = spin_len(20);
+        c0.spin = test_spin_len(20);
         c1 = c0;
         c0.sets_pos = true;
         ecs_system s0 = ecs_system_add(w, &(ecs_system_desc){.name = "SetsPos", .fn = busy_fn, .ctx = &c0,
@@ -1087,12 +1063,12 @@ static void reent_fn(ecs_iter *it) {
     if (it->system < ST_SYS) s->sys_calls[it->system]++;
     TCHECK(it, ecs_progress(it->world, 0) == ECS_ERR_BUSY);
     TCHECK(it, contains(ecs_last_error(it->world), "ecs_progress"));
-    spin_us(*(const double *)it->ctx);
+    test_spin_us(*(const double *)it->ctx);
 }
 
 TEST(sched_progress_reentrant_busy) {
     static const int counts[2] = {1, 4};
-    double spin = spin_len(20);
+    double spin = test_spin_len(20);
     for (int k = 0; k < 2; k++) {
         st_reset();
         ecs_world *w = sched_world(counts[k], ECS_ORDER_INSERTION);
@@ -1185,7 +1161,7 @@ typedef struct co_ctx { ecs_id val, out, last; ecs_entity last_e; int sys; doubl
 static void co_fn(ecs_iter *it) {
     const co_ctx *c = (const co_ctx *)it->ctx;
     const int *v = ECS_FIELD(it, int, 0);
-    spin_us(c->spin);   /* the first system is the slowest: applying must not follow finishing */
+    test_spin_us(c->spin);   /* the first system is the slowest: applying must not follow finishing */
     for (int i = 0; i < it->count; i++) {
         for (int k = 0; k < 2; k++) {
             ecs_entity e = ecs_cmd_create(it->commands);
@@ -1218,7 +1194,7 @@ static void co_run(int threads, co_result *res) {
         if (i >= 10) ecs_destroy(w, e);
     }
     ecs_stage s1 = ecs_stage_add(w, "later");
-    co_ctx ca = {val, out, last, last_e, 1, spin_len(300)}, cb = ca, cc = ca;
+    co_ctx ca = {val, out, last, last_e, 1, test_spin_len(300)}, cb = ca, cc = ca;
     cb.sys = 2; cb.spin = 0;
     cc.sys = 3; cc.spin = 0;
     REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "A", .fn = co_fn, .ctx = &ca, .chunk_size = 4,
@@ -1283,7 +1259,7 @@ TEST(sched_commands_order) {
 typedef struct dr_ctx { ecs_id val, tag; ecs_entity e1, e3; int who; double spin; } dr_ctx;
 static void dr_fn(ecs_iter *it) {
     const dr_ctx *c = (const dr_ctx *)it->ctx;
-    spin_us(c->spin);
+    test_spin_us(c->spin);
     TCHECK(it, ecs_cmd_destroy(it->commands, c->e3) == ECS_OK);   /* every chunk of both systems */
     for (int i = 0; i < it->count; i++) {
         if (it->entities[i] != c->e1) continue;
@@ -1311,7 +1287,7 @@ TEST(sched_dropped_commands) {
         CHECK_EQ_INT(ecs_create_many(w, 8, &val, 1, es), ECS_OK);
         ecs_entity e3 = ecs_create(w);   /* not matched */
         REQUIRE(e3);
-        dr_ctx ca = {val, tag, es[5], e3, 1, spin_len(50)}, cb = ca;
+        dr_ctx ca = {val, tag, es[5], e3, 1, test_spin_len(50)}, cb = ca;
         cb.who = 2;
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "DropA", .fn = dr_fn, .ctx = &ca,
             .chunk_size = 2, .terms = {{val, ECS_READ, ECS_AND}}}));   /* 4 chunks */
@@ -1337,14 +1313,14 @@ TEST(sched_dropped_commands) {
 /* A system without terms: called once per frame with count 0, chunked or not. */
 TEST(sched_system_without_terms_called_once) {
     static const int counts[3] = {1, 2, 8};
-    long frames = scaled(10, 3);
+    long frames = test_scaled(10, 3);
     for (int k = 0; k < 3; k++) {
         st_reset();
         ecs_world *w = sched_world(counts[k], ECS_ORDER_INSERTION);
         REQUIRE(w);
         ecs_id a = ecs_component(w, "A", sizeof(int), 0);
-        CHECK_EQ_INT(ecs_create_many(w, (size_t)scaled(200, 20), &a, 1, NULL), ECS_OK);
-        gen_ctx busy = {spin_len(10), 8, 0}, quiet = {0, 0, 0};
+        CHECK_EQ_INT(ecs_create_many(w, (size_t)test_scaled(200, 20), &a, 1, NULL), ECS_OK);
+        gen_ctx busy = {test_spin_len(10), 8, 0}, quiet = {0, 0, 0};
         ecs_system s[5];
         s[0] = ecs_system_add(w, &(ecs_system_desc){.name = "Plain", .fn = gen_fn, .ctx = &quiet});
         s[1] = ecs_system_add(w, &(ecs_system_desc){.name = "Chunked", .fn = gen_fn, .ctx = &quiet,
@@ -1362,7 +1338,7 @@ TEST(sched_system_without_terms_called_once) {
                        counts[k], f, i, st_calls(s[i]));
         }
         for (int i = 0; i < 4; i++) CHECK_EQ_INT(st_rows(s[i]), 0);
-        CHECK_EQ_INT(st_rows(s[4]), frames * scaled(200, 20));
+        CHECK_EQ_INT(st_rows(s[4]), frames * test_scaled(200, 20));
         ST_REPORT("sched_system_without_terms_called_once");
         ecs_world_free(w);
     }
@@ -1380,7 +1356,7 @@ TEST(sched_empty_query_not_called) {
         CHECK_EQ_INT(ecs_create_many(w, 50, &a, 1, NULL), ECS_OK);
         ecs_entity eb = ecs_create(w);   /* table {B} exists, empty */
         REQUIRE(eb && ecs_add(w, eb, b) == ECS_OK && ecs_destroy(w, eb) == ECS_OK);
-        gen_ctx g = {spin_len(5), 0, 0};
+        gen_ctx g = {test_spin_len(5), 0, 0};
         ecs_system empty[4];
         empty[0] = ecs_system_add(w, &(ecs_system_desc){.name = "EmptyTable", .fn = gen_fn, .ctx = &g,
             .terms = {{b, ECS_WRITE, ECS_AND}}});
@@ -1493,7 +1469,7 @@ TEST(sched_access_checks_debug) {
             .writes = {c.v, c.r_write}}) == 1);
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "AccessExcl", .fn = ac_excl, .ctx = &c,
             .flags = ECS_SYSTEM_EXCLUSIVE}) == 2);
-        gen_ctx other = {spin_len(20), 4, 0};
+        gen_ctx other = {test_spin_len(20), 4, 0};
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Other", .fn = gen_fn, .ctx = &other,
             .chunk_size = 4, .terms = {{c.h, ECS_READ, ECS_AND}}}));
         for (int f = 0; f < 3; f++) {
@@ -1523,7 +1499,7 @@ TEST(sched_stats) {
     ecs_id c = ecs_component(w, "C", sizeof(int), 0);
     CHECK_EQ_INT(ecs_create_many(w, 95, &a, 1, NULL), ECS_OK);
     CHECK_EQ_INT(ecs_create_many(w, 40, &b, 1, NULL), ECS_OK);
-    gen_ctx spin = {spin_len(200) < 2 ? 2 : spin_len(200), 0, 0}, chunky = {spin_len(5), 10, 0}, quiet = {0, 0, 0};
+    gen_ctx spin = {test_spin_len(200) < 2 ? 2 : test_spin_len(200), 0, 0}, chunky = {test_spin_len(5), 10, 0}, quiet = {0, 0, 0};
     ecs_system sp = ecs_system_add(w, &(ecs_system_desc){.name = "Spinner", .fn = gen_fn, .ctx = &spin,
         .terms = {{b, ECS_WRITE, ECS_AND}}});
     ecs_system ch = ecs_system_add(w, &(ecs_system_desc){.name = "Chunky", .fn = gen_fn, .ctx = &chunky,
@@ -1664,7 +1640,7 @@ TEST(sched_trace_json) {
     ecs_id a = ecs_component(w, "A", sizeof(int), 0), b = ecs_component(w, "B", sizeof(int), 0);
     CHECK_EQ_INT(ecs_create_many(w, 40, &a, 1, NULL), ECS_OK);
     CHECK_EQ_INT(ecs_create_many(w, 10, &b, 1, NULL), ECS_OK);
-    gen_ctx chunky = {spin_len(20), 4, 0}, plain = {spin_len(30), 0, 0};
+    gen_ctx chunky = {test_spin_len(20), 4, 0}, plain = {test_spin_len(30), 0, 0};
     REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "TraceChunked", .fn = gen_fn, .ctx = &chunky,
         .chunk_size = 4, .terms = {{a, ECS_WRITE, ECS_AND}}}));
     REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "TracePlain", .fn = gen_fn, .ctx = &plain,

@@ -42,31 +42,8 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#ifdef ECS_VALGRIND
-#  include <valgrind/helgrind.h>
-#  define SK_HG_IGNORE(p, n) VALGRIND_HG_DISABLE_CHECKING((p), (n))
-#else
-#  define SK_HG_IGNORE(p, n) ((void)0)
-#endif
 
 /* ---- helpers ---------------------------------------------------------------- */
-static long sk_scaled(long n, long min) {
-    long v = (long)((double)n * (double)test_g.scale_pct / 100.0);
-    return v < min ? min : v;
-}
-static double sk_spin_len(double us) {
-    return test_g.scale_pct >= 100 ? us : us * (double)test_g.scale_pct / 100.0;
-}
-static double sk_now_us(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-static void sk_spin_us(double us) {
-    if (us <= 0) return;
-    double end = sk_now_us() + us;
-    while (sk_now_us() < end) {}
-}
 static unsigned long long sk_mix64(unsigned long long x) {
     x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
     x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
@@ -244,7 +221,7 @@ static void sk_gen(unsigned long long seed, int attempt, sk_graph *G) {
     }
     G->toggle[0] = (int)test_below(&r, (unsigned)G->nc);
     G->toggle[1] = (G->toggle[0] + 1 + (int)test_below(&r, (unsigned)G->nc - 1)) % G->nc;
-    G->entities = (int)sk_scaled(300 + (long)test_below(&r, 1701), 40);
+    G->entities = (int)test_scaled(300 + (long)test_below(&r, 1701), 40);
 
     int n = G->nsys;
     for (int i = 0; i < n; i++) {
@@ -667,7 +644,7 @@ static void sk_fn(ecs_iter *it) {
 
     /* 6. hold it all for a moment, then check and let go */
     if (it->count >= 8 || it->count == 0 || test_below(&r, 16) == 0)
-        sk_spin_us(R->spin * (double)(1 + test_below(&r, 4)));
+        test_spin_us(R->spin * (double)(1 + test_below(&r, 4)));
     if (excl) SK_TCHECK(it, atomic_load(&a->running) == 1);
     else SK_TCHECK(it, atomic_load(&a->excl) == 0);
     sk_release_all(R, S, me);
@@ -797,7 +774,7 @@ static int sk_run_graph(const sk_graph *G, int threads, long frames, sk_run *R, 
     R->cells = cells;
     R->scratch = scratch;
     R->snap = snap;
-    R->spin = sk_spin_len(1.0);
+    R->spin = test_spin_len(1.0);
     memset(at, 0, sizeof *at);
     memset(sk_slots, 0, sizeof sk_slots);
     ecs_world *w = sk_build(G, threads, R);
@@ -927,8 +904,8 @@ static void sk_self_race(void) {
 TEST(sched_safety_soak) {
     sk_self_race();
     unsigned long long base = test_g.seed_given ? test_g.seed : 20240611ull, next = base;
-    int graphs = (int)sk_scaled(10, 2);
-    long frames = sk_scaled(100, 10);
+    int graphs = (int)test_scaled(10, 2);
+    long frames = test_scaled(100, 10);
     static const int counts[3] = {2, 3, 8};
     sk_graph *G = (sk_graph *)calloc(1, sizeof *G);
     sk_run *R = (sk_run *)calloc(1, sizeof *R);
@@ -945,8 +922,8 @@ TEST(sched_safety_soak) {
     }
     CHECK(ok);
     if (ok) {
-        SK_HG_IGNORE(at, sizeof *at);
-        SK_HG_IGNORE(cells, SK_CELLS * sizeof *cells);
+        TEST_HG_IGNORE(at, sizeof *at);
+        TEST_HG_IGNORE(cells, SK_CELLS * sizeof *cells);
         R->snap = snap;
     }
     int ran = 0, skipped = 0, max_running = 0;

@@ -126,10 +126,6 @@ typedef struct sr_summary {
     size_t peak, low;
 } sr_summary;
 
-static long sr_scaled(long n, long min) {
-    long v = (long)((double)n * (double)test_g.scale_pct / 100.0);
-    return v < min ? min : v;
-}
 static uint32_t sr_mix32(uint32_t x) {
     x ^= x >> 16; x *= 0x7feb352du;
     x ^= x >> 15; x *= 0x846ca68bu;
@@ -517,7 +513,7 @@ static void sr_gen(sr_graph *g, unsigned long long seed) {
     for (int j = 0; j < g->nres; j++) g->rwords[j] = 2 + (int)test_below(&r, 7);
     g->nstages = 1 + (int)test_below(&r, 3);
     g->order = test_below(&r, 3) == 0 ? ECS_ORDER_WRITERS_FIRST : ECS_ORDER_INSERTION;
-    g->n0 = (int)sr_scaled(300 + (long)test_below(&r, 2701), 40);
+    g->n0 = (int)test_scaled(300 + (long)test_below(&r, 2701), 40);
     g->pick_comp = (int)test_below(&r, (unsigned)g->ncomp);
     g->narch = 3 + (int)test_below(&r, 10);
     for (int a = 0; a < g->narch; a++)
@@ -747,8 +743,8 @@ static long sr_diverged(const sr_frame *a, const sr_frame *b, long frames, const
 TEST(sched_random_stress_hashes) {
     static const int thread_counts[4] = {1, 2, 3, 8};
     unsigned long long base = test_g.seed_given ? test_g.seed : 0x5eed5151ull, next = base;
-    int graphs = (int)sr_scaled(10, 4);
-    long frames = sr_scaled(300, 40);
+    int graphs = (int)test_scaled(10, 4);
+    long frames = test_scaled(300, 40);
     static sr_graph g;
     sr_frame *first = (sr_frame *)calloc((size_t)frames, sizeof *first);
     sr_frame *rec = (sr_frame *)calloc((size_t)frames, sizeof *rec);
