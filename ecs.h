@@ -2520,6 +2520,15 @@ static void ecs__commands_clear(ecs_commands *c) {
     c->serial = ecs__serial_next(c->world);
 }
 
+static void ecs__frame_fail(ecs_world *w, ecs_result r);
+/* A command could not be recorded for lack of memory: the caller hears it,
+   and a frame in which a system lost one reports it (ECS_ERR_NOMEM) and
+   stops at its next sync point. */
+ECS__COLD ecs_result ecs__cmd_oom(ecs_world *w, const char *fn) {
+    if (w->phase != ECS__IDLE) ecs__frame_fail(w, ECS_ERR_NOMEM);
+    return ECS__OOM(w, fn);
+}
+
 /* Appends one command. A pending target must come from this buffer; a live
    target is only checked when the command applies (it may die before). */
 static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ecs_entity e,
@@ -2543,7 +2552,7 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
                          (unsigned)c->data_size, w->ids[id].name, (unsigned)size);
     if (!ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
         (size && !ECS__RESERVE(w, c->data, c->data_cap, (size_t)c->data_size + size)))
-        return ECS__OOM(w, fn);
+        return ecs__cmd_oom(w, fn);
     ecs__cmd *cmd = &c->cmds[c->count++];
     cmd->op = op; cmd->id = id; cmd->e = e; cmd->value = c->data_size;
     if (size) { memcpy(c->data + c->data_size, value, size); c->data_size += size; }
@@ -2554,6 +2563,7 @@ ECS_API ecs_entity ecs_cmd_create(ecs_commands *c) {
     if (!c) return 0;
     ecs_world *w = c->world;
     if (!c->serial) {
+        if (w->phase != ECS__IDLE) ecs__frame_fail(w, ECS_ERR_NOMEM);
         ecs__fail(w, ECS_ERR_NOMEM, "ecs_cmd_create: this world has used up its 2^%d command-buffer "
                   "serials, so no new pending handle can be told apart from an old one",
                   ECS_PENDING_SERIAL_BITS);
@@ -2566,7 +2576,7 @@ ECS_API ecs_entity ecs_cmd_create(ecs_commands *c) {
     }
     if (!ECS__RESERVE(w, c->created, c->created_cap, (size_t)c->created_count + 1) ||
         !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1)) {
-        ECS__OOM(w, "ecs_cmd_create");
+        ecs__cmd_oom(w, "ecs_cmd_create");
         return 0;
     }
     ecs_entity e = ECS__PENDING | (c->serial << ECS__PENDING_INDEX_BITS) | c->created_count;
@@ -2601,7 +2611,7 @@ ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_ent
         return ecs__fail(w, ECS_ERR_ARG, "%s: a command buffer holds at most 2 GiB of values; apply it first", fn);
     if (!ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
         !ECS__RESERVE(w, c->data, c->data_cap, (size_t)c->data_size + sizeof parent))
-        return ECS__OOM(w, fn);
+        return ecs__cmd_oom(w, fn);
     ecs__cmd *cmd = &c->cmds[c->count++];
     cmd->op = ECS__CMD_PARENT; cmd->id = 0; cmd->e = child; cmd->value = c->data_size;
     memcpy(c->data + c->data_size, &parent, sizeof parent);

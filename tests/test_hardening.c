@@ -402,7 +402,36 @@ TEST(commands_value_past_2gib_is_arg) {
     ecs_world_free(w);
 }
 
+/* A system that could not record a command: the frame says so (found by
+   the API fuzzer). */
+typedef struct rec_ctx { int refused; } rec_ctx;
+static void recorder(ecs_iter *it) {
+    rec_ctx *c = (rec_ctx *)it->ctx;
+    for (int k = 0; k < 20; k++) if (!ecs_cmd_create(it->commands)) c->refused++;
+}
+TEST(progress_reports_lost_commands) {
+    int seen = 0;
+    for (long at = 1; at < 60; at++) {
+        fail_hook h = {0, 0};
+        ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1, .realloc_fn = fail_realloc, .alloc_user = &h});
+        REQUIRE(w);
+        rec_ctx c = {0};
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Recorder", .fn = recorder, .ctx = &c}));
+        CHECK_EQ_INT(ecs_validate(w, NULL), ECS_OK);
+        h.fail_at = h.requests + at;
+        ecs_result r = ecs_progress(w, 0);
+        if (c.refused) {
+            seen++;
+            CHECKF(r == ECS_ERR_NOMEM, "allocation %ld: a command was lost and the frame said %s", at,
+                   ecs_result_str(r));
+        }
+        ecs_world_free(w);
+    }
+    CHECK(seen > 0);
+}
+
 void suite_hardening(void) {
+    RUN(progress_reports_lost_commands);
     RUN(exclusive_batch_is_locked);
     RUN(sched_exclusive_never_between_chunks);
     RUN(sched_exclusive_open_defer_block);
