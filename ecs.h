@@ -1941,11 +1941,12 @@ static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32
    destroyed once */
 static void ecs__construct(const ecs__idinfo *in, unsigned char *p, uint32_t n) {
     if (in->ctor) in->ctor(p, (int)n, in->ctx);
+    else if (n == 1) ecs__cell_zero(p, in->size);
     else memset(p, 0, (size_t)n * in->size);
 }
 static void ecs__relocate(const ecs__idinfo *in, unsigned char *dst, unsigned char *src) {
     if (in->move) in->move(dst, src, 1, in->ctx);
-    else memcpy(dst, src, in->size);
+    else ecs__cell_copy(dst, src, in->size);
 }
 static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *src) {
     if (in->copy) in->copy(dst, src, 1, in->ctx);
