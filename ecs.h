@@ -2645,8 +2645,9 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
             ecs_entity parent;
             memcpy(&parent, c->data + cmd->value, sizeof parent);
             if (parent & ECS__PENDING) parent = c->created[ecs__pending_index(parent)];
-            if ((parent && !ecs__alive(w, parent)) || ecs__set_parent(w, fn, e, parent) == ECS_ERR_ARG)
-                w->dropped++;   /* a dead parent, or a loop */
+            if (parent && !ecs__alive(w, parent)) { w->dropped++; break; }   /* a dead parent */
+            r = ecs__set_parent(w, fn, e, parent);
+            if (r == ECS_ERR_ARG) { w->dropped++; r = ECS_OK; }   /* a loop */
             break;
         }
         case ECS__CMD_DESTROY: r = ecs__destroy(w, fn, e); break;

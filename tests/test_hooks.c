@@ -400,7 +400,26 @@ TEST(hooks_out_of_memory_sweep) {
     for (long i = 1; i <= total; i++) hk_scenario(i);
 }
 
+/* A recorded set_parent that runs out of memory stays in the buffer (found
+   by the API fuzzer). */
+TEST(parents_command_out_of_memory_kept) {
+    hk_fail f = {0, 0};
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1, .realloc_fn = hk_realloc, .alloc_user = &f});
+    REQUIRE(w);
+    ecs_entity e[6];
+    CHECK_EQ_INT(ecs_create_many(w, 6, NULL, 0, e), ECS_OK);
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);
+    CHECK_EQ_INT(ecs_set_parent(w, e[0], e[4]), ECS_OK);   /* recorded */
+    f.fail_at = f.requests + 1;
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_ERR_NOMEM);
+    CHECK(ecs_get_parent(w, e[0]) == 0);
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);   /* resumes */
+    CHECK(ecs_get_parent(w, e[0]) == e[4]);
+    ecs_world_free(w);
+}
+
 void suite_hooks(void) {
+    RUN(parents_command_out_of_memory_kept);
     RUN(hooks_out_of_memory_sweep);
     RUN(parents_cascade_and_loops);
     RUN(sched_parents_deterministic);
