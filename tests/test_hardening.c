@@ -292,11 +292,12 @@ TEST(progress_reports_busy_not_nomem) {
 }
 
 /* ---- 7. a failed command-buffer allocation stops the frame ------------------------------ */
-typedef struct fail_hook { long requests, fail_at; } fail_hook;
+/* With threads > 1 the allocator is called from workers too: thread-safe. */
+typedef struct fail_hook { _Atomic long requests; long fail_at; } fail_hook;
 static void *fail_realloc(void *p, size_t n, void *user) {
     fail_hook *h = (fail_hook *)user;
     if (n == 0) { free(p); return NULL; }
-    if (++h->requests == h->fail_at) return NULL;
+    if (atomic_fetch_add(&h->requests, 1) + 1 == h->fail_at) return NULL;
     return realloc(p, n);
 }
 typedef struct ran_ctx { _Atomic long ran[4]; } ran_ctx;
@@ -310,7 +311,10 @@ TEST(sched_failed_buffer_stops_the_frame) {
     for (int t = 0; t < 2; t++) {
         int stopped = 0;
         for (long at = 1; at < 400; at++) {
-            fail_hook h = {0, 0};
+            fail_hook h;
+            atomic_init(&h.requests, 0);
+            h.fail_at = 0;
+            TEST_HG_IGNORE(&h, sizeof h);
             ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads[t], .realloc_fn = fail_realloc,
                                                             .alloc_user = &h});
             REQUIRE(w);
@@ -329,10 +333,10 @@ TEST(sched_failed_buffer_stops_the_frame) {
             REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Fourth", .fn = ran_fn, .ctx = c,
                 .stage = two}));
             CHECK_EQ_INT(ecs_validate(w, NULL), ECS_OK);
-            long start = h.requests;
+            long start = atomic_load(&h.requests);
             h.fail_at = start + at;   /* count from here: the frame's allocations */
             ecs_result r = ecs_progress(w, 0);
-            long frame_allocs = h.requests - start;
+            long frame_allocs = atomic_load(&h.requests) - start;
             long ran[4];
             for (int i = 0; i < 4; i++) ran[i] = atomic_load(&c->ran[i]);
             if (r == ECS_OK) {
@@ -412,13 +416,15 @@ static void recorder(ecs_iter *it) {
 TEST(progress_reports_lost_commands) {
     int seen = 0;
     for (long at = 1; at < 60; at++) {
-        fail_hook h = {0, 0};
+        fail_hook h;
+        atomic_init(&h.requests, 0);
+        h.fail_at = 0;
         ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1, .realloc_fn = fail_realloc, .alloc_user = &h});
         REQUIRE(w);
         rec_ctx c = {0};
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Recorder", .fn = recorder, .ctx = &c}));
         CHECK_EQ_INT(ecs_validate(w, NULL), ECS_OK);
-        h.fail_at = h.requests + at;
+        h.fail_at = atomic_load(&h.requests) + at;
         ecs_result r = ecs_progress(w, 0);
         if (c.refused) {
             seen++;
