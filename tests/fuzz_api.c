@@ -41,17 +41,14 @@
    system's ecs_defer_end or open defer block; an immediate call that may
    have made a table). Systems that are independent_of partners only look
    (no writes, no commands): conflicting partners run in either order.
-   Lifecycle hooks (ecs_component_init) are not used. One known library
-   finding is worked around unless FUZZ_STRICT=1 is set (see
-   fz_parent_pending).
+   Lifecycle hooks (ecs_component_init) are not used.
 
    Any mismatch prints what differed and abort()s.
    Build: see tests/fuzz.mk. -DFUZZ_REPLAY_MAIN adds a main() that runs files
    or directories through LLVMFuzzerTestOneInput (ASan/UBSan without
    libFuzzer). In the environment: FUZZ_TRACE=1 prints each operation and
    every call a system made, FUZZ_STATS=1 prints counts of what the inputs
-   reached at exit, FUZZ_STRICT=1 turns the workarounds for known findings
-   off. */
+   reached at exit. */
 #if defined(FUZZ_REPLAY_MAIN) || defined(FUZZ_LIBFUZZER) || defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
 /* (Without one of those macros this file compiles to nothing, so a build of
    every file in tests/, such as the unit test binary, is not affected.) */
@@ -199,7 +196,6 @@ typedef struct fz_state {
     long op;
     const char *opname;
     int trace;
-    int strict;               /* FUZZ_STRICT: no workarounds for known library findings */
     jmp_buf bail;
     /* world */
     ecs_world *w;
@@ -762,14 +758,6 @@ static int seq_apply(fz_model *m, fz_list **ls, int n, long budget) {
     }
     return 0;
 }
-/* Known finding (set_parent_nomem_lost): a set_parent command whose apply
-   runs out of memory is dropped silently. Until fixed, no allocation fails
-   while such a command may apply (FUZZ_STRICT: it may). */
-static int fz_parent_pending(fz_list **ls, int n) {
-    for (int i = 0; i < n; i++)
-        for (int j = ls[i]->applied; j < ls[i]->n; j++) if (ls[i]->c[j].op == C_PARENT) return 1;
-    return 0;
-}
 static long seq_left(fz_list **ls, int n) {
     long t = 0;
     for (int i = 0; i < n; i++) t += l_left(ls[i]);
@@ -1303,12 +1291,8 @@ static void op_defer_begin(void) {
     G.defer_depth++;
 }
 static void op_defer_end(void) {
-    fz_list *dl[1] = {&G.defer};
-    int hold = !G.strict && fz_parent_pending(dl, 1);
-    if (hold) fz_pause();
     long inj0 = fz_injected();
     ecs_result r = ecs_defer_end(G.w);
-    if (hold) fz_resume();
     if (G.defer_depth == 0) {
         if (!l_left(&G.defer)) { fz_expect(r, ECS_ERR_ARG, "ecs_defer_end outside defer mode"); return; }
     } else if (G.defer_depth > 1) {
@@ -1450,12 +1434,8 @@ static void op_cmds_apply(void) {
         return;
     }
     int b = (int)(x % (unsigned)G.nbuf);
-    fz_list *bl[1] = {&G.lists[b]};
-    int hold = !G.strict && fz_parent_pending(bl, 1);
-    if (hold) fz_pause();
     long inj0 = fz_injected();
     ecs_result r = ecs_commands_apply(G.w, G.bufs[b]);
-    if (hold) fz_resume();
     if (G.defer_depth) { fz_expect(r, ECS_ERR_BUSY, "ecs_commands_apply in defer mode"); return; }
     fz_list *ls[1] = {&G.lists[b]};
     fz_after_apply(ls, 1, r, inj0, "ecs_commands_apply");
@@ -2273,7 +2253,6 @@ static void mc_defer_end(fz_mctx *mc) {
     const fz_res *r = mc_next(mc, "ecs_defer_end");
     if (r->v == ECS_ERR_NOMEM && r->inj) fz_bail("ecs_defer_end in a system ran out of memory part way");
     fz_list *ls[1] = {&G.defer};
-    if (r->inj && !G.strict && fz_parent_pending(ls, 1)) fz_bail("a set_parent command applied while allocations fail");
     want = seq_apply(&G.m, ls, 1, -1);
     FZ_CHECK(r->v == (uint64_t)want, "ecs_defer_end in exclusive system %d = %s, the model says %s",
              (int)(mc->S - G.sys) + 1, ecs_result_str((ecs_result)r->v), ecs_result_str((ecs_result)want));
@@ -2926,10 +2905,9 @@ static void fz_reset(void) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static int trace = -1, strict = 0;
+    static int trace = -1;
     if (trace < 0) {
         trace = getenv("FUZZ_TRACE") != NULL;
-        strict = getenv("FUZZ_STRICT") != NULL;
         if (getenv("FUZZ_STATS")) atexit(fz_stats_print);
     }
     FZ_STAT(ST_INPUTS);
@@ -2945,7 +2923,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     G.m.dropped = 0;
     G.m.ntab = 1;
     G.m.tab[0].mask = 0; G.m.tab[0].n = 0; G.m.lock[0] = 0;
-    G.data = data; G.size = size; G.trace = trace; G.strict = strict;
+    G.data = data; G.size = size; G.trace = trace;
     unsigned cfg = fz_u8();
     G.threads = 1 + (int)(cfg & 1);
     G.order = (int)(cfg >> 1 & 3) % 3;
