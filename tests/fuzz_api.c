@@ -222,7 +222,6 @@ typedef struct fz_state {
     int sys_valid;            /* the library's verdict on the graph (updated per frame) */
     int prec[FZ_MAXSYS][FZ_MAXSYS];
     uint64_t frames;
-    int frames_known;
     int ops_since_check;
     /* callback simulation */
     int phase_systems;        /* simulating a non-exclusive system: structure is locked */
@@ -235,7 +234,6 @@ typedef struct fz_state {
     ecs_entity log_ents[FZ_LOG_POOL];
     fz_res log_res[FZ_LOG_POOL];
     float dt;
-    int frame_inject;         /* allocation failures may be injected in this frame */
 } fz_state;
 
 static fz_state G;
@@ -2136,7 +2134,6 @@ typedef struct fz_mctx {
     uint32_t brow, bn;
     fz_list *cl;
     int chunk;
-    int inj;                  /* allocations may fail in this frame */
 } fz_mctx;
 static int g_nomem_rec, g_nomem_imm;
 
@@ -2559,12 +2556,12 @@ static int fz_later_logs(int stage, const int *order, int from, int n) {
     return 0;
 }
 
-static void fz_run_exclusive(int s, int inj) {
+static void fz_run_exclusive(int s) {
     fz_sys *S = &G.sys[s];
     int nent = g_nsysent[s], b = 0;
     fz_mctx mc;
     memset(&mc, 0, sizeof mc);
-    mc.S = S; mc.excl = 1; mc.cl = fz_sysbuf(S, 0); mc.inj = inj;
+    mc.S = S; mc.excl = 1; mc.cl = fz_sysbuf(S, 0);
     if (!S->nt) {
         FZ_CHECK(nent == 1, "exclusive system %d without terms ran %d times", s + 1, nent);
         mc.L = &G.log[g_sysent[s][0]]; mc.btab = -1; mc.brow = mc.bn = 0;
@@ -2585,7 +2582,7 @@ static void fz_run_exclusive(int s, int inj) {
     }
     FZ_CHECK(b == nent, "exclusive system %d ran %d batches, the model %d", s + 1, nent, b);
 }
-static void fz_run_system(int s, int inj) {
+static void fz_run_system(int s) {
     fz_sys *S = &G.sys[s];
     int nb = fz_predict(S, g_batches, FZ_LOG_ENTS), nent = g_nsysent[s];
     FZ_CHECK(nb == nent, "system %d ran %d batches, the model has %d", s + 1, nent, nb);
@@ -2593,7 +2590,7 @@ static void fz_run_system(int s, int inj) {
     for (int b = 0; b < nb; b++) {
         fz_mctx mc;
         memset(&mc, 0, sizeof mc);
-        mc.S = S; mc.L = &G.log[g_sysent[s][b]]; mc.inj = inj;
+        mc.S = S; mc.L = &G.log[g_sysent[s][b]];
         mc.btab = g_batches[b].tab; mc.brow = g_batches[b].row; mc.bn = g_batches[b].n;
         mc.chunk = S->chunk > 0 ? b : 0;
         mc.cl = fz_sysbuf(S, mc.chunk);
@@ -2700,7 +2697,7 @@ static void op_progress(void) {
             if (S->flags & ECS_SYSTEM_EXCLUSIVE) {
                 if (!g_nsysent[s] && r == ECS_ERR_NOMEM && !fz_later_logs(st, order, i + 1, n)) { stopped = 1; break; }
                 fz_sync_full(st, "the sync point before an exclusive system");
-                fz_run_exclusive(s, inj);
+                fz_run_exclusive(s);
             } else {
                 if (!g_nsysent[s]) {
                     FZ_CHECK(r == ECS_ERR_NOMEM, "system %d had work but did not run (ecs_progress = %s)", s + 1,
@@ -2708,7 +2705,7 @@ static void op_progress(void) {
                     stopped = 1;
                     break;
                 }
-                fz_run_system(s, inj);
+                fz_run_system(s);
             }
             S->runs++;
             S->ran = 1;

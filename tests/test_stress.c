@@ -794,7 +794,8 @@ TEST(sched_random_stress_hashes) {
                g.seed, s1.peak, g.n0);
     }
     CHECKF(dropped > 0, "no command was ever dropped (seed %llu)", base);
-#ifndef ECS_NO_THREADS
+#if !defined(ECS_NO_THREADS) && !defined(ECS_VALGRIND)
+    /* Valgrind runs one thread at a time, so overlap is luck there. */
     CHECKF(most_threads >= 2, "no frame ran systems on two threads (seed %llu)", base);
 #endif
     free(first);
