@@ -254,6 +254,11 @@ ECS_API ecs_id ecs_resource(ecs_world *w, const char *name, size_t size, size_t 
                             const void *init);
 /* ECS_RESOURCE(w, T, init): init may be a compound literal, commas and all. */
 #define ECS_RESOURCE(w, T, ...) ecs_resource((w), #T, sizeof(T), ECS__ALIGNOF(T), __VA_ARGS__)
+/* A resource that owns things: desc's ctor constructs it (default zero
+   bytes), then init (may be NULL) is copied in with copy (default memcpy);
+   dtor runs at world free. A resource has no entity: on_add, on_set,
+   on_remove and entity_fields are refused (0 + ECS_ERR_ARG). */
+ECS_API ecs_id ecs_resource_init(ecs_world *w, const ecs_component_desc *desc, const void *init);
 /* The resource's storage, or NULL (ECS_ERR_ARG) if id is not a resource. */
 ECS_API void *ecs_resource_get(ecs_world *w, ecs_id resource);
 
@@ -1599,12 +1604,19 @@ static bool ecs__hooks_equal(const ecs__idinfo *in, const ecs_component_desc *d)
     return true;
 }
 
-ECS_API ecs_id ecs_component_init(ecs_world *w, const ecs_component_desc *d) {
-    static const char fn[] = "ecs_component_init";
+/* ecs_component_init and ecs_resource_init: check desc, register, keep
+   the hooks. A resource is constructed here and copied from init. */
+static ecs_id ecs__init(ecs_world *w, const char *fn, const ecs_component_desc *d, bool resource,
+                        const void *init) {
     if (!w) return 0;
     if (!d) { ecs__fail(w, ECS_ERR_ARG, "%s: desc is NULL", fn); return 0; }
     const char *name = d->name ? d->name : "";
     bool lifecycle = d->ctor || d->dtor || d->copy || d->move, events = d->on_add || d->on_set || d->on_remove;
+    if (resource && (events || d->entity_field_count)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a resource: it has no entity for on_add, on_set, "
+                  "on_remove or entity_fields", fn, name);
+        return 0;
+    }
     if (d->size == 0 && (lifecycle || d->on_set || d->entity_field_count)) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a tag (size 0): it has no value for ctor, dtor, copy, "
                   "move, on_set or entity_fields", fn, name);
@@ -1626,7 +1638,7 @@ ECS_API ecs_id ecs_component_init(ecs_world *w, const ecs_component_desc *d) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is already registered with other hooks", fn, name);
         return 0;
     }
-    if ((lifecycle || events) && !w->hook_buf) {   /* where hooks' structural calls wait */
+    if ((lifecycle || events) && !resource && !w->hook_buf) {   /* where hooks' structural calls wait */
         ecs_commands *a = ecs__commands_new(w), *b = a ? ecs__commands_new(w) : NULL;
         if (!b) {
             if (a) ecs__commands_free(w, a);
@@ -1636,7 +1648,7 @@ ECS_API ecs_id ecs_component_init(ecs_world *w, const ecs_component_desc *d) {
         w->hook_buf = a;
         w->hook_drain = b;
     }
-    ecs_id id = ecs__register(w, fn, d->name, d->size, d->align, false, NULL);
+    ecs_id id = ecs__register(w, fn, d->name, d->size, d->align, resource, NULL);
     if (!id || known) return id;
     ecs__idinfo *in = &w->ids[id];
     in->ctor = d->ctor; in->dtor = d->dtor; in->copy = d->copy; in->move = d->move;
@@ -1646,7 +1658,18 @@ ECS_API ecs_id ecs_component_init(ecs_world *w, const ecs_component_desc *d) {
     in->events = events;
     in->entity_field_count = d->entity_field_count;
     for (int k = 0; k < d->entity_field_count; k++) in->entity_fields[k] = (uint32_t)d->entity_fields[k];
+    if (resource) {   /* the storage is zeroed: construct, then assign init */
+        if (in->ctor) in->ctor(in->data, 1, in->ctx);
+        if (init && in->copy) in->copy(in->data, init, 1, in->ctx);
+        else if (init) memcpy(in->data, init, in->size);
+    }
     return id;
+}
+ECS_API ecs_id ecs_component_init(ecs_world *w, const ecs_component_desc *d) {
+    return ecs__init(w, "ecs_component_init", d, false, NULL);
+}
+ECS_API ecs_id ecs_resource_init(ecs_world *w, const ecs_component_desc *d, const void *init) {
+    return ecs__init(w, "ecs_resource_init", d, true, init);
 }
 
 ECS_API ecs_id ecs_lookup(const ecs_world *w, const char *name) {
@@ -5486,8 +5509,10 @@ ECS_API void ecs_world_free(ecs_world *w) {
     ecs__free(w, w->stages);
     for (uint32_t i = 0; i < w->table_count; i++) ecs__table_free(w, w->tables[i]);
     for (uint32_t i = 1; i <= w->id_count; i++) {
-        ecs__free(w, w->ids[i].name);
-        ecs__free(w, w->ids[i].raw);
+        ecs__idinfo *in = &w->ids[i];
+        if (in->resource && in->dtor) in->dtor(in->data, 1, in->ctx);
+        ecs__free(w, in->name);
+        ecs__free(w, in->raw);
     }
     ecs__free(w, w->queries);
     ecs__free(w, w->buffers);

@@ -124,6 +124,41 @@ TEST(hooks_every_path_balanced) {
     CHECK(hk.remove >= live);
 }
 
+/* A resource that owns memory: constructed, assigned from init with copy,
+   destroyed at world free; event hooks are refused (no entity). */
+TEST(hooks_resource_owns_memory) {
+    memset(&hk, 0, sizeof hk);
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    int pts[4] = {5, 6, 7, 8};
+    trail init = {pts, 4};
+    ecs_component_desc d = {.name = "Trails", .size = sizeof(trail), .align = _Alignof(trail),
+        .ctor = trail_ctor, .dtor = trail_dtor, .copy = trail_copy, .move = trail_move};
+    ecs_id r = ecs_resource_init(w, &d, &init);
+    REQUIRE(r);
+    CHECK(hk.ctor == 1 && hk.copy == 1 && hk.dtor == 0);
+    const trail *t = (const trail *)ecs_resource_get(w, r);
+    CHECK(t && t->n == 4 && t->points != pts && t->points[2] == 7);
+    CHECK_EQ_INT(ecs_resource_init(w, &d, &init), r);   /* the same again: no second construction */
+    CHECK_EQ_INT(hk.ctor, 1);
+    d.name = "Scores";
+    d.on_set = on_set;
+    CHECK_EQ_INT(ecs_resource_init(w, &d, NULL), 0);
+    CHECK(strstr(ecs_last_error(w), "is a resource") != NULL);
+    CHECK_EQ_INT(ecs_lookup(w, "Scores"), 0);
+    d.on_set = NULL;
+    d.entity_field_count = 1;
+    CHECK_EQ_INT(ecs_resource_init(w, &d, NULL), 0);
+    d.entity_field_count = 0;
+    d.name = "Trail";
+    CHECK_EQ_INT(ecs_component(w, "Trail", 8, 0) != 0, 1);
+    CHECK_EQ_INT(ecs_resource_init(w, &d, NULL), 0);   /* a component of that name with no hooks */
+    CHECK_EQ_INT(ecs_resource_init(NULL, &d, NULL), 0);
+    CHECK_EQ_INT(ecs_resource_init(w, NULL, NULL), 0);
+    ecs_world_free(w);   /* the dtor frees what the resource owns (ASan sees a leak otherwise) */
+    CHECK(hk.ctor == 1 && hk.dtor == 1);
+}
+
 /* Structural calls made in a hook wait until the change that ran it is done. */
 static ecs_id hk_tag;
 static void adds_tag(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
@@ -428,4 +463,5 @@ void suite_hooks(void) {
     RUN(hooks_structural_calls_deferred);
     RUN(hooks_entity_fields_resolved);
     RUN(hooks_bad_descs);
+    RUN(hooks_resource_owns_memory);
 }
