@@ -17,11 +17,11 @@
    CONTENTS (grep for the tags)
        >>config     compile-time options
        >>api        public declarations: handles, world, components, entities,
-                    queries, deferred commands, systems, validation, running,
-                    looking inside
+                    snapshots, queries, deferred commands, systems, validation,
+                    running, looking inside
        >>impl       the implementation, in data-flow order:
                     >>platform >>alloc >>containers >>world >>access >>ids >>entity
-                    >>table >>query >>commands >>systems >>graph >>dot
+                    >>table >>query >>commands >>snapshot >>systems >>graph >>dot
                     >>sched >>stats >>simulate >>trace
        >>license    at the very bottom
 
@@ -221,6 +221,11 @@ ECS_API ecs_id ecs_component(ecs_world *w, const char *name, size_t size, size_t
 typedef void (*ecs_ctor_fn)(void *ptr, int count, void *ctx);
 typedef void (*ecs_copy_fn)(void *dst, const void *src, int count, void *ctx);
 typedef void (*ecs_hook_fn)(ecs_world *w, ecs_entity e, ecs_id id, void *value, void *ctx);
+/* Save files (ecs_snapshot_write / read): serialize writes value's bytes to
+   out if they fit in cap and returns how many it needs; deserialize fills a
+   constructed value from them and returns false for bad data. */
+typedef size_t (*ecs_serialize_fn)(const void *value, void *out, size_t cap, void *ctx);
+typedef bool (*ecs_deserialize_fn)(void *value, const void *data, size_t size, void *ctx);
 #define ECS_MAX_ENTITY_FIELDS 8
 typedef struct ecs_component_desc {
     const char *name;
@@ -233,6 +238,8 @@ typedef struct ecs_component_desc {
                                    handle of a command buffer written there by a command of
                                    that buffer becomes the live handle when it applies */
     int entity_field_count;
+    ecs_serialize_fn serialize;     /* save files: a value with ctor/dtor/copy/move as bytes */
+    ecs_deserialize_fn deserialize; /* ...and back into a constructed value */
 } ecs_component_desc;
 /* Registers a component with hooks. The same name again with the same desc
    returns the same id; 0 + ECS_ERR_ARG for a bad desc (or a name already
@@ -303,6 +310,50 @@ ECS_API ecs_entity ecs_get_parent(const ecs_world *w, ecs_entity e);   /* 0 if n
 /* The children in the order they were attached (up to cap into out, which
    may be NULL); returns how many there are. */
 ECS_API size_t     ecs_children(const ecs_world *w, ecs_entity parent, ecs_entity *out, size_t cap);
+
+/* The ids e has, ascending (*out is valid until the next structural
+   change); -1 (ECS_ERR_STALE) if e is not alive. */
+ECS_API int        ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id **out);
+
+/* ---- >>api: snapshots, save files, world hash ----------------------------- */
+/* A snapshot is the world's state: live handles and generations, the free
+   slots (the next ecs_create returns the same handle), tables and their row
+   order, component values, resources, parents and the dropped-command count.
+   Restoring one makes the world exactly that again; registered components,
+   systems, stages and queries stay (cached queries stay valid), and no event
+   hook runs: values are destroyed (dtor) and copied in (ctor + copy) only.
+   A snapshot needs the same registrations (the first ids, by name, size and
+   kind) as the world it is restored into, else ECS_ERR_ARG. Take and restore
+   are for between frames: inside a system, a hook, a defer block or an open
+   query loop they fail with ECS_ERR_BUSY. Command buffers you own are not
+   part of a snapshot. The snapshot lives in the world's allocator; write and
+   restore report errors through the world it came from, so free snapshots
+   before their world. Values of components with a dtor need a copy hook. */
+typedef struct ecs_snapshot ecs_snapshot;
+ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w);                  /* NULL + error */
+ECS_API ecs_result    ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s);
+ECS_API void          ecs_snapshot_free(ecs_snapshot *s);
+/* A save file: versioned, little-endian framing, checksummed; component
+   values are their bytes as this platform lays them out (or serialize's
+   output), so files move between builds of one platform, not between
+   platforms. Components are matched by name and size, not by id, so a build
+   that registers them in another order reads it. A component or resource
+   with ctor/dtor/copy/move needs serialize/deserialize, else the write fails
+   with ECS_ERR_ARG naming it. */
+ECS_API ecs_result    ecs_snapshot_write(const ecs_snapshot *s, FILE *out);
+/* A bad, truncated or foreign file, or one naming a component w lacks (with
+   values, or with another size): NULL + ECS_ERR_ARG; w is never changed. */
+ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in);
+/* A 64-bit hash of the world's state: the slot counters, then per non-empty
+   table in iteration order its handles and, by component name, component
+   bytes (through serialize where a component has it: what an owned string
+   says, not where it lives); then parents and resources (by name). Names,
+   not ids, so two builds
+   that register components in another order hash alike; the bytes are this
+   platform's. It hashes bytes, so padding inside a component
+   struct must be deterministic: zero it (memset, or designated initialisers
+   of the whole struct) or avoid it with explicit fields. */
+ECS_API uint64_t      ecs_world_hash(ecs_world *w);
 
 /* ---- >>api: queries and iteration ---------------------------------------- */
 #define ECS_MAX_TERMS 16
@@ -971,6 +1022,8 @@ typedef struct ecs__idinfo {
     ecs_copy_fn copy, move;
     ecs_hook_fn on_add, on_set, on_remove;
     void *ctx;
+    ecs_serialize_fn serialize;
+    ecs_deserialize_fn deserialize;
     uint32_t entity_fields[ECS_MAX_ENTITY_FIELDS];
     int entity_field_count;
 } ecs__idinfo;
@@ -1597,7 +1650,8 @@ static void ecs__commands_free(ecs_world *w, ecs_commands *c);
 static bool ecs__hooks_equal(const ecs__idinfo *in, const ecs_component_desc *d) {
     if (in->ctor != d->ctor || in->dtor != d->dtor || in->copy != d->copy || in->move != d->move ||
         in->on_add != d->on_add || in->on_set != d->on_set || in->on_remove != d->on_remove ||
-        in->ctx != d->ctx || in->entity_field_count != d->entity_field_count)
+        in->ctx != d->ctx || in->entity_field_count != d->entity_field_count ||
+        in->serialize != d->serialize || in->deserialize != d->deserialize)
         return false;
     for (int k = 0; k < d->entity_field_count; k++)
         if (in->entity_fields[k] != d->entity_fields[k]) return false;
@@ -1620,6 +1674,10 @@ static ecs_id ecs__init(ecs_world *w, const char *fn, const ecs_component_desc *
     if (d->size == 0 && (lifecycle || d->on_set || d->entity_field_count)) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a tag (size 0): it has no value for ctor, dtor, copy, "
                   "move, on_set or entity_fields", fn, name);
+        return 0;
+    }
+    if (!d->serialize != !d->deserialize) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": serialize and deserialize come as a pair", fn, name);
         return 0;
     }
     if (d->entity_field_count < 0 || d->entity_field_count > ECS_MAX_ENTITY_FIELDS) {
@@ -1654,6 +1712,7 @@ static ecs_id ecs__init(ecs_world *w, const char *fn, const ecs_component_desc *
     in->ctor = d->ctor; in->dtor = d->dtor; in->copy = d->copy; in->move = d->move;
     in->on_add = d->on_add; in->on_set = d->on_set; in->on_remove = d->on_remove;
     in->ctx = d->ctx;
+    in->serialize = d->serialize; in->deserialize = d->deserialize;
     in->lifecycle = lifecycle;
     in->events = events;
     in->entity_field_count = d->entity_field_count;
@@ -2988,6 +3047,839 @@ ECS_API void *ecs_get_mut(ecs_world *w, ecs_entity e, ecs_id id) {
 }
 
 ECS_API size_t ecs_count(const ecs_world *w) { return w ? w->alive : 0; }
+
+ECS_API int ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id **out) {
+    if (out) *out = NULL;
+    if (!w || ecs__check_alive(w, "ecs_entity_ids", e)) return -1;
+    const ecs__table *t = w->tables[w->records[ecs__index(e)].table];
+    if (out) *out = t->ids;
+    return (int)t->id_count;
+}
+
+/* ---- >>snapshot: snapshots, save files, the world hash -------------------- */
+/* A 64-bit hash in four lanes (so it streams at memory speed), fed in
+   pieces; every load is little-endian, so files checksum alike anywhere. */
+typedef struct ecs__hasher {
+    uint64_t lane[4], total;
+    unsigned char tail[32];
+    uint32_t n;
+} ecs__hasher;
+#define ECS__P1 0x9e3779b97f4a7c15ull
+#define ECS__P2 0xc2b2ae3d27d4eb4full
+static uint64_t ecs__rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
+static uint64_t ecs__le64(const unsigned char *p) {
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+static void ecs__stripe(uint64_t *lane, const unsigned char *p) {
+    for (int k = 0; k < 4; k++) lane[k] = ecs__rotl(lane[k] + ecs__le64(p + 8 * k) * ECS__P2, 31) * ECS__P1;
+}
+static void ecs__hash_init(ecs__hasher *h) {
+    memset(h, 0, sizeof *h);
+    h->lane[0] = ECS__P1 + ECS__P2; h->lane[1] = ECS__P2; h->lane[3] = 0 - ECS__P1;
+}
+static void ecs__hash_feed(ecs__hasher *h, const void *data, size_t len) {
+    const unsigned char *p = (const unsigned char *)data;
+    h->total += len;
+    if (h->n) {
+        size_t take = 32 - h->n < len ? 32 - h->n : len;
+        memcpy(h->tail + h->n, p, take);
+        h->n += (uint32_t)take; p += take; len -= take;
+        if (h->n < 32) return;
+        ecs__stripe(h->lane, h->tail);
+        h->n = 0;
+    }
+    for (; len >= 32; p += 32, len -= 32) ecs__stripe(h->lane, p);
+    if (len) memcpy(h->tail, p, len);
+    h->n = (uint32_t)len;
+}
+static uint64_t ecs__hash_done(const ecs__hasher *h) {
+    uint64_t x = ecs__rotl(h->lane[0], 1) + ecs__rotl(h->lane[1], 7) + ecs__rotl(h->lane[2], 12) +
+                 ecs__rotl(h->lane[3], 18) + h->total * ECS__P2;
+    unsigned char last[32] = {0};
+    memcpy(last, h->tail, h->n);
+    for (uint32_t i = 0; i < h->n; i += 8) x = ecs__hash64(x ^ ecs__le64(last + i)) * ECS__P1;
+    return ecs__hash64(x);
+}
+
+/* The registrations a snapshot depends on: ids 1..n by name, size, kind. */
+static uint64_t ecs__fingerprint(const ecs_world *w, uint32_t n) {
+    ecs__hasher h;
+    ecs__hash_init(&h);
+    for (uint32_t i = 1; i <= n; i++) {
+        const ecs__idinfo *in = &w->ids[i];
+        uint32_t v[2] = {in->size, in->resource};
+        ecs__hash_feed(&h, in->name, strlen(in->name) + 1);
+        ecs__hash_feed(&h, v, sizeof v);
+    }
+    return ecs__hash_done(&h);
+}
+
+/* The next of ids (n of them) by name after prev (NULL: the first), or -1:
+   the hash walks components by name, so it does not depend on the order
+   they were registered in. */
+static int32_t ecs__next_by_name(const ecs_world *w, const ecs_id *ids, uint32_t n, const char *prev) {
+    int32_t best = -1;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *name = w->ids[ids[k]].name;
+        if ((!prev || strcmp(name, prev) > 0) && (best < 0 || strcmp(name, w->ids[ids[best]].name) < 0))
+            best = (int32_t)k;
+    }
+    return best;
+}
+
+ECS_API uint64_t ecs_world_hash(ecs_world *w) {
+    if (!w) return 0;
+    unsigned char small[256], *buf = small;
+    size_t cap = sizeof small;
+    ecs__hasher h;
+    ecs__hash_init(&h);
+    uint32_t head[4] = {w->record_count, w->free_head, w->free_count, w->alive};
+    ecs__hash_feed(&h, head, sizeof head);
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        const ecs__table *t = w->tables[i];
+        if (!t->count) continue;
+        ecs__hash_feed(&h, &t->count, sizeof t->count);
+        ecs__hash_feed(&h, t->entities, t->count * sizeof *t->entities);
+        for (int32_t k = ecs__next_by_name(w, t->ids, t->id_count, NULL); k >= 0;
+             k = ecs__next_by_name(w, t->ids, t->id_count, w->ids[t->ids[k]].name)) {
+            const ecs__idinfo *in = &w->ids[t->ids[k]];
+            ecs__hash_feed(&h, in->name, strlen(in->name) + 1);
+            if (t->column_of[k] < 0) continue;
+            const ecs__column *col = &t->columns[t->column_of[k]];
+            if (!in->serialize) { ecs__hash_feed(&h, col->data, (size_t)t->count * col->size); continue; }
+            for (uint32_t row = 0; row < t->count; row++) {   /* what the value means, not its pointers */
+                const void *v = col->data + (size_t)row * col->size;
+                size_t n = in->serialize(v, buf, cap, in->ctx);
+                if (n > cap) {
+                    unsigned char *bigger = (unsigned char *)ecs__alloc(w, n);
+                    if (bigger) {
+                        if (buf != small) ecs__free(w, buf);
+                        buf = bigger;
+                        cap = n;
+                        n = in->serialize(v, buf, cap, in->ctx);
+                    } else {
+                        ECS__OOM(w, "ecs_world_hash");   /* the value's length still counts */
+                    }
+                }
+                ecs__hash_feed(&h, &n, sizeof n);
+                if (n <= cap) ecs__hash_feed(&h, buf, n);
+            }
+        }
+    }
+    if (buf != small) ecs__free(w, buf);
+    for (uint32_t i = 0; i < w->rel_cap && i < w->record_count; i++) {
+        const ecs__rel *r = &w->rels[i];
+        if (w->records[i].table >= ECS__RESERVED || !(r->parent | r->first)) continue;
+        ecs__hash_feed(&h, &i, sizeof i);
+        ecs__hash_feed(&h, r, sizeof *r);
+    }
+    const char *prev = NULL;   /* resources, by name */
+    for (;;) {
+        ecs_id best = 0;
+        for (ecs_id i = 1; i <= w->id_count; i++)
+            if (w->ids[i].resource && (!prev || strcmp(w->ids[i].name, prev) > 0) &&
+                (!best || strcmp(w->ids[i].name, w->ids[best].name) < 0))
+                best = i;
+        if (!best) break;
+        prev = w->ids[best].name;
+        ecs__hash_feed(&h, prev, strlen(prev) + 1);
+        ecs__hash_feed(&h, w->ids[best].data, w->ids[best].size);
+    }
+    return ecs__hash_done(&h);
+}
+
+/* A table as a snapshot holds it; values of an id with hooks are constructed
+   (and destroyed when the snapshot is freed). */
+typedef struct ecs__snap_table {
+    ecs_id *ids;             /* sorted, in the world's numbering */
+    uint32_t id_count, column_count, count;
+    ecs_entity *entities;
+    unsigned char **values;  /* per column (sized id, in ids order): count values */
+} ecs__snap_table;
+typedef struct ecs__snap_id {   /* per id, to copy, free and write values without the world */
+    char *name;
+    uint32_t size;
+    bool resource, owning;   /* owning: ctor/dtor/copy/move */
+    ecs_ctor_fn dtor;
+    ecs_serialize_fn serialize;
+    void *ctx;
+    unsigned char *value;    /* a resource's value (constructed) */
+} ecs__snap_id;
+struct ecs_snapshot {
+    ecs_world *world;        /* for errors and values' hooks */
+    void *(*realloc_fn)(void *, size_t, void *);
+    void *alloc_user;
+    uint32_t id_count;       /* the registrations it needs */
+    uint64_t fingerprint;
+    ecs__snap_id *ids;       /* [1 .. id_count] */
+    ecs__record *records;
+    uint32_t record_count, free_head, free_count, alive;
+    ecs__rel *rels;          /* per slot, or NULL */
+    uint32_t rel_count;
+    ecs__snap_table *tables; /* in the world's table order */
+    uint32_t table_count;
+    size_t dropped;
+};
+
+static void *ecs__snap_alloc(ecs_snapshot *s, size_t n) { return s->realloc_fn(NULL, n ? n : 1, s->alloc_user); }
+static void ecs__snap_mfree(const ecs_snapshot *s, void *p) { if (p) s->realloc_fn(p, 0, s->alloc_user); }
+
+ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
+    if (!s) return;
+    for (uint32_t i = 0; s->tables && i < s->table_count; i++) {
+        ecs__snap_table *st = &s->tables[i];
+        for (uint32_t c = 0, k = 0; st->values && c < st->id_count; c++) {
+            const ecs__snap_id *in = &s->ids[st->ids[c]];
+            if (!in->size) continue;
+            if (in->dtor && st->values[k] && st->count) in->dtor(st->values[k], (int)st->count, in->ctx);
+            ecs__snap_mfree(s, st->values[k++]);
+        }
+        ecs__snap_mfree(s, st->values);
+        ecs__snap_mfree(s, st->ids);
+        ecs__snap_mfree(s, st->entities);
+    }
+    for (uint32_t i = 1; s->ids && i <= s->id_count; i++) {
+        ecs__snap_id *in = &s->ids[i];
+        if (in->value && in->dtor) in->dtor(in->value, 1, in->ctx);
+        ecs__snap_mfree(s, in->value);
+        ecs__snap_mfree(s, in->name);
+    }
+    ecs__snap_mfree(s, s->ids);
+    ecs__snap_mfree(s, s->tables);
+    ecs__snap_mfree(s, s->records);
+    ecs__snap_mfree(s, s->rels);
+    ecs__snap_mfree(s, s);
+}
+
+/* Copies n values of id into dst: raw storage, constructed first when the id
+   has hooks (copy assigns into a constructed value). */
+static void ecs__values_copy(const ecs__idinfo *in, unsigned char *dst, const unsigned char *src, uint32_t n) {
+    if (!n) return;
+    if (!in->lifecycle) { memcpy(dst, src, (size_t)n * in->size); return; }
+    if (in->ctor) in->ctor(dst, (int)n, in->ctx); else memset(dst, 0, (size_t)n * in->size);
+    if (in->copy) in->copy(dst, src, (int)n, in->ctx); else memcpy(dst, src, (size_t)n * in->size);
+}
+
+/* Take, restore: only between frames, outside hooks, defer blocks and query loops. */
+static ecs_result ecs__snap_busy(const ecs_world *w, const char *fn) {
+    ecs_result r = ecs__check_idle(w, fn);
+    if (r) return r;
+    if (w->hook_depth || w->defer_depth)
+        return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed inside %s", fn,
+                         w->hook_depth ? "a component hook" : "a defer block (ecs_defer_end first)");
+    for (uint32_t i = 0; i < w->table_count; i++)
+        if (w->tables[i]->lock)
+            return ecs__fail(w, ECS_ERR_BUSY, "%s: a query loop is still open (ecs_iter_fini ends it)", fn);
+    return ECS_OK;
+}
+
+/* An empty snapshot for w's registrations, with room for table_count tables. */
+static ecs_snapshot *ecs__snap_new(ecs_world *w, uint32_t table_count) {
+    ecs_snapshot *s = (ecs_snapshot *)ecs__alloc(w, sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->world = w;
+    s->realloc_fn = w->realloc_fn;
+    s->alloc_user = w->alloc_user;
+    s->id_count = w->id_count;
+    s->fingerprint = ecs__fingerprint(w, w->id_count);
+    if ((s->ids = (ecs__snap_id *)ecs__snap_alloc(s, ((size_t)w->id_count + 1) * sizeof *s->ids)))
+        memset(s->ids, 0, ((size_t)w->id_count + 1) * sizeof *s->ids);
+    if ((s->tables = (ecs__snap_table *)ecs__snap_alloc(s, (size_t)table_count * sizeof *s->tables)))
+        memset(s->tables, 0, (size_t)table_count * sizeof *s->tables);
+    if (!s->ids || !s->tables) { ecs_snapshot_free(s); return NULL; }
+    for (uint32_t i = 1; i <= w->id_count; i++) {
+        const ecs__idinfo *in = &w->ids[i];
+        ecs__snap_id *si = &s->ids[i];
+        size_t len = strlen(in->name) + 1;
+        if (!(si->name = (char *)ecs__snap_alloc(s, len))) { ecs_snapshot_free(s); return NULL; }
+        memcpy(si->name, in->name, len);
+        si->size = in->size;
+        si->resource = in->resource;
+        si->owning = in->lifecycle;
+        si->dtor = in->dtor;
+        si->serialize = in->serialize;
+        si->ctx = in->ctx;
+    }
+    return s;
+}
+/* Room for a table of count rows over ids (values not yet constructed). */
+static bool ecs__snap_table_alloc(ecs_snapshot *s, ecs__snap_table *st, const ecs_id *ids, uint32_t n,
+                                  uint32_t count) {
+    uint32_t columns = 0;
+    for (uint32_t i = 0; i < n; i++) columns += s->ids[ids[i]].size > 0;
+    st->id_count = n;
+    st->column_count = columns;
+    if (!(st->ids = (ecs_id *)ecs__snap_alloc(s, (size_t)n * sizeof *ids)) ||
+        !(st->entities = (ecs_entity *)ecs__snap_alloc(s, (size_t)count * sizeof(ecs_entity))) ||
+        !(st->values = (unsigned char **)ecs__snap_alloc(s, (size_t)columns * sizeof(void *))))
+        return false;
+    memcpy(st->ids, ids, (size_t)n * sizeof *ids);
+    memset(st->values, 0, (size_t)columns * sizeof(void *));
+    for (uint32_t i = 0, k = 0; i < n; i++)
+        if (s->ids[ids[i]].size &&
+            !(st->values[k++] = (unsigned char *)ecs__snap_alloc(s, (size_t)count * s->ids[ids[i]].size)))
+            return false;
+    return true;
+}
+
+ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
+    static const char fn[] = "ecs_snapshot_take";
+    if (!w || ecs__snap_busy(w, fn)) return NULL;
+    for (uint32_t i = 1; i <= w->id_count; i++)
+        if (w->ids[i].dtor && !w->ids[i].copy) {
+            ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has a dtor but no copy hook: its values cannot be "
+                      "copied", fn, w->ids[i].name);
+            return NULL;
+        }
+    ecs_snapshot *s = ecs__snap_new(w, w->table_count);
+    if (!s) { ECS__OOM(w, fn); return NULL; }
+    s->record_count = w->record_count;
+    s->free_head = w->free_head;
+    s->free_count = w->free_count;
+    s->alive = w->alive;
+    s->dropped = w->dropped;
+    s->rel_count = w->rels ? (w->rel_cap < w->record_count ? w->rel_cap : w->record_count) : 0;
+    if (!(s->records = (ecs__record *)ecs__snap_alloc(s, (size_t)w->record_count * sizeof *s->records)) ||
+        (s->rel_count && !(s->rels = (ecs__rel *)ecs__snap_alloc(s, (size_t)s->rel_count * sizeof *s->rels))))
+        goto oom;
+    memcpy(s->records, w->records, (size_t)w->record_count * sizeof *s->records);
+    if (s->rel_count) memcpy(s->rels, w->rels, (size_t)s->rel_count * sizeof *s->rels);
+    for (uint32_t i = 0; i < w->table_count; i++, s->table_count++) {
+        const ecs__table *t = w->tables[i];
+        ecs__snap_table *st = &s->tables[i];
+        if (!ecs__snap_table_alloc(s, st, t->ids, t->id_count, t->count)) { s->table_count++; goto oom; }
+        memcpy(st->entities, t->entities, (size_t)t->count * sizeof *t->entities);
+        for (uint32_t c = 0; c < t->column_count; c++)
+            ecs__values_copy(&w->ids[t->columns[c].id], st->values[c], t->columns[c].data, t->count);
+        st->count = t->count;
+    }
+    for (uint32_t i = 1; i <= w->id_count; i++) {
+        const ecs__idinfo *in = &w->ids[i];
+        if (!in->resource) continue;
+        if (!(s->ids[i].value = (unsigned char *)ecs__snap_alloc(s, in->size))) goto oom;
+        ecs__values_copy(in, s->ids[i].value, (const unsigned char *)in->data, 1);
+    }
+    return s;
+oom:
+    ecs_snapshot_free(s);
+    ECS__OOM(w, fn);
+    return NULL;
+}
+
+/* Puts the tables in order first (in that order), the others after them as
+   they were: query iteration then visits tables as the snapshot's world did. */
+static void ecs__tables_reorder(ecs_world *w, ecs__table **order, uint32_t n, ecs__table **scratch) {
+    bool same = true;
+    for (uint32_t i = 0; i < n; i++) same &= order[i]->index == i;
+    if (same) return;
+    uint32_t k = 0, *old_to_new = (uint32_t *)(void *)(scratch + w->table_count);
+    for (uint32_t i = 0; i < n; i++) { scratch[k++] = order[i]; order[i]->lock = 1; }
+    for (uint32_t i = 0; i < w->table_count; i++)
+        if (!w->tables[i]->lock) scratch[k++] = w->tables[i];
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        old_to_new[scratch[i]->index] = i;
+        scratch[i]->lock = 0;
+    }
+    for (uint32_t i = 0; i < w->table_count; i++) { w->tables[i] = scratch[i]; scratch[i]->index = i; }
+    for (uint32_t i = 0; i < w->table_sets.cap; i++)
+        if (w->table_sets.keys[i]) w->table_sets.vals[i] = old_to_new[w->table_sets.vals[i]];
+    for (uint32_t q = 0; q < w->query_count; q++) {   /* same tables, now in the new order */
+        ecs_query *qq = w->queries[q];
+        qq->match_count = 0;
+        for (uint32_t i = 0; i < w->table_count; i++)
+            if (ecs__query_match(qq, w->tables[i], &qq->matches[qq->match_count])) qq->match_count++;
+    }
+}
+
+ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
+    static const char fn[] = "ecs_snapshot_restore";
+    if (!w) return ECS_ERR_ARG;
+    if (!s) return ecs__fail(w, ECS_ERR_ARG, "%s: snapshot is NULL", fn);
+    ecs_result r = ecs__snap_busy(w, fn);
+    if (r) return r;
+    if (s->id_count > w->id_count || ecs__fingerprint(w, s->id_count) != s->fingerprint)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: the snapshot was taken with other registered components "
+                         "(its %u ids differ from this world's first ones)", fn, (unsigned)s->id_count);
+    /* Everything that may fail first: tables, room in them, slots, links. */
+    ecs__table **scratch = NULL, **map = (ecs__table **)ecs__alloc(w, (size_t)s->table_count * sizeof *map + 1);
+    if (!map) return ECS__OOM(w, fn);
+    for (uint32_t i = 0; i < s->table_count; i++) {
+        const ecs__snap_table *st = &s->tables[i];
+        if (!(map[i] = ecs__table_find(w, st->ids, st->id_count)) &&
+            !(map[i] = ecs__table_new(w, st->ids, st->id_count))) goto oom;
+        if (!ecs__table_reserve(w, map[i], st->count)) goto oom;
+    }
+    scratch = (ecs__table **)ecs__alloc(w, (size_t)w->table_count * (sizeof(void *) + 4) + 1);
+    if (!scratch || !ECS__RESERVE(w, w->records, w->record_cap, s->record_count ? s->record_count : 1) ||
+        (s->rel_count && !ecs__rels_reserve(w, s->rel_count - 1))) {
+        ecs__free(w, scratch);
+        goto oom;
+    }
+    /* From here on nothing fails. What the world holds goes (dtor, no events). */
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        ecs__table *t = w->tables[i];
+        for (uint32_t c = 0; t->hooked && t->count && c < t->column_count; c++) {
+            const ecs__idinfo *in = &w->ids[t->columns[c].id];
+            if (in->dtor) in->dtor(t->columns[c].data, (int)t->count, in->ctx);
+        }
+        t->count = 0;
+    }
+    memcpy(w->records, s->records, (size_t)s->record_count * sizeof *s->records);
+    w->record_count = s->record_count;
+    w->free_head = s->free_head;
+    w->free_count = s->free_count;
+    w->alive = s->alive;
+    w->dropped = s->dropped;
+    if (w->rels) {
+        memset(w->rels, 0, (size_t)w->rel_cap * sizeof *w->rels);
+        if (s->rel_count) memcpy(w->rels, s->rels, (size_t)s->rel_count * sizeof *s->rels);
+    }
+    for (uint32_t i = 0; i < s->table_count; i++) {
+        const ecs__snap_table *st = &s->tables[i];
+        ecs__table *t = map[i];
+        memcpy(t->entities, st->entities, (size_t)st->count * sizeof *t->entities);
+        for (uint32_t c = 0; c < t->column_count; c++)
+            ecs__values_copy(&w->ids[t->columns[c].id], t->columns[c].data, st->values[c], st->count);
+        t->count = st->count;
+    }
+    ecs__tables_reorder(w, map, s->table_count, scratch);
+    for (uint32_t i = 0; i < s->table_count; i++) {   /* records name tables by index */
+        const ecs__table *t = map[i];
+        for (uint32_t row = 0; row < t->count; row++) {
+            ecs__record *rec = &w->records[ecs__index(t->entities[row])];
+            rec->table = t->index;
+            rec->row = row;
+        }
+    }
+    for (uint32_t i = 1; i <= s->id_count; i++) {
+        const ecs__idinfo *in = &w->ids[i];
+        if (!in->resource || !s->ids[i].value) continue;   /* a file may lack one */
+        if (in->copy) in->copy(in->data, s->ids[i].value, 1, in->ctx);
+        else memcpy(in->data, s->ids[i].value, in->size);
+    }
+    ecs__free(w, scratch);
+    ecs__free(w, map);
+    return ECS_OK;
+oom:
+    ecs__free(w, map);
+    return ECS__OOM(w, fn);
+}
+
+/* ---- save files: "ECSHSNAP", version, then little-endian fields (see
+   ecs_snapshot_write), component bytes as they are, a checksum at the end */
+#define ECS__FILE_VERSION 1u
+typedef struct ecs__out {
+    FILE *f;
+    ecs__hasher h;
+    bool failed;
+} ecs__out;
+static void ecs__put(ecs__out *o, const void *p, size_t n) {
+    if (!n || o->failed) return;
+    ecs__hash_feed(&o->h, p, n);
+    o->failed = fwrite(p, 1, n, o->f) != n;
+}
+static void ecs__put_u32(ecs__out *o, uint32_t v) {
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    ecs__put(o, b, 4);
+}
+static void ecs__put_u64(ecs__out *o, uint64_t v) { ecs__put_u32(o, (uint32_t)v); ecs__put_u32(o, (uint32_t)(v >> 32)); }
+
+/* Values of an id, serialized (each as u32 length + bytes) or as raw bytes. */
+static bool ecs__put_values(ecs__out *o, ecs_snapshot *s, const ecs__snap_id *in, const unsigned char *v,
+                            uint32_t n, unsigned char **buf, size_t *cap) {
+    if (!in->serialize) { ecs__put(o, v, (size_t)n * in->size); return true; }
+    for (uint32_t i = 0; i < n; i++) {
+        const unsigned char *value = v + (size_t)i * in->size;
+        size_t need = in->serialize(value, *buf, *cap, in->ctx);
+        if (need > UINT32_MAX) return false;
+        if (need > *cap) {
+            ecs__snap_mfree(s, *buf);
+            *cap = 0;
+            if (!(*buf = (unsigned char *)ecs__snap_alloc(s, need))) return false;
+            *cap = need;
+            need = in->serialize(value, *buf, *cap, in->ctx);
+            if (need > *cap) return false;
+        }
+        ecs__put_u32(o, (uint32_t)need);
+        ecs__put(o, *buf, need);
+    }
+    return true;
+}
+
+ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
+    static const char fn[] = "ecs_snapshot_write";
+    if (!cs) return ECS_ERR_ARG;
+    ecs_snapshot *s = (ecs_snapshot *)cs;   /* only its allocator is used */
+    ecs_world *w = s->world;
+    if (!out) return ecs__fail(w, ECS_ERR_ARG, "%s: out is NULL", fn);
+    for (uint32_t i = 1; i <= s->id_count; i++) {   /* every value must be writable first */
+        const ecs__snap_id *in = &s->ids[i];
+        bool used = in->value != NULL;
+        for (uint32_t t = 0; !used && t < s->table_count; t++)
+            for (uint32_t k = 0; s->tables[t].count && k < s->tables[t].id_count; k++) used |= s->tables[t].ids[k] == i;
+        if (used && in->owning && !in->serialize)
+            return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has lifecycle hooks but no serialize/deserialize "
+                             "hooks, so its values cannot be written", fn, in->name);
+    }
+    ecs__out o;
+    o.f = out;
+    o.failed = false;
+    ecs__hash_init(&o.h);
+    unsigned char *buf = NULL;
+    size_t cap = 0;
+    bool ok = true;
+    ecs__put(&o, "ECSHSNAP", 8);
+    ecs__put_u32(&o, ECS__FILE_VERSION);
+    ecs__put_u32(&o, s->id_count);
+    for (uint32_t i = 1; i <= s->id_count; i++) {
+        const ecs__snap_id *in = &s->ids[i];
+        uint32_t len = (uint32_t)strlen(in->name);
+        ecs__put_u32(&o, len);
+        ecs__put(&o, in->name, len);
+        ecs__put_u32(&o, in->size);
+        ecs__put_u32(&o, (uint32_t)in->resource | (uint32_t)(in->serialize != NULL) << 1);
+    }
+    ecs__put_u32(&o, s->record_count);
+    ecs__put_u32(&o, s->free_head);
+    ecs__put_u32(&o, s->free_count);
+    ecs__put_u32(&o, s->alive);
+    ecs__put_u64(&o, (uint64_t)s->dropped);
+    for (uint32_t i = 0; i < s->record_count; i++) {
+        ecs__put_u32(&o, s->records[i].table);
+        ecs__put_u32(&o, s->records[i].row);
+        ecs__put_u32(&o, s->records[i].gen);
+    }
+    ecs__put_u32(&o, s->rel_count);
+    for (uint32_t i = 0; i < s->rel_count; i++) {
+        const ecs__rel *r = &s->rels[i];
+        ecs__put_u64(&o, r->parent);
+        ecs__put_u32(&o, r->first); ecs__put_u32(&o, r->last);
+        ecs__put_u32(&o, r->next); ecs__put_u32(&o, r->prev);
+    }
+    ecs__put_u32(&o, s->table_count);
+    for (uint32_t t = 0; ok && t < s->table_count; t++) {
+        const ecs__snap_table *st = &s->tables[t];
+        ecs__put_u32(&o, st->id_count);
+        for (uint32_t k = 0; k < st->id_count; k++) ecs__put_u32(&o, st->ids[k]);
+        ecs__put_u32(&o, st->count);
+        for (uint32_t r = 0; r < st->count; r++) ecs__put_u64(&o, st->entities[r]);
+        for (uint32_t k = 0, c = 0; ok && k < st->id_count; k++)
+            if (s->ids[st->ids[k]].size)
+                ok = ecs__put_values(&o, s, &s->ids[st->ids[k]], st->values[c++], st->count, &buf, &cap);
+    }
+    for (uint32_t i = 1; ok && i <= s->id_count; i++)
+        if (s->ids[i].resource && s->ids[i].value)
+            ok = ecs__put_values(&o, s, &s->ids[i], s->ids[i].value, 1, &buf, &cap);
+    ecs__snap_mfree(s, buf);
+    if (!ok) return ecs__fail(w, ECS_ERR_ARG, "%s: a serialize hook failed (or memory ran out)", fn);
+    uint64_t sum = ecs__hash_done(&o.h);
+    ecs__put_u64(&o, sum);
+    if (o.failed || fflush(out)) return ecs__fail(w, ECS_ERR_ARG, "%s: writing the file failed", fn);
+    return ECS_OK;
+}
+
+/* Reading: the whole file in memory, checked before anything is built. */
+typedef struct ecs__in { const unsigned char *p, *end; bool bad; } ecs__in;
+static const unsigned char *ecs__get_bytes(ecs__in *r, size_t n) {
+    if (r->bad || (size_t)(r->end - r->p) < n) { r->bad = true; return NULL; }
+    const unsigned char *p = r->p;
+    r->p += n;
+    return p;
+}
+static uint32_t ecs__get_u32(ecs__in *r) {
+    const unsigned char *p = ecs__get_bytes(r, 4);
+    return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
+}
+static uint64_t ecs__get_u64(ecs__in *r) { uint64_t lo = ecs__get_u32(r); return lo | (uint64_t)ecs__get_u32(r) << 32; }
+
+/* n values of in from the file into raw storage v (constructed after). */
+static bool ecs__get_values(ecs__in *r, const ecs__idinfo *in, bool serialized, unsigned char *v, uint32_t n) {
+    if (!serialized) {
+        const unsigned char *p = ecs__get_bytes(r, (size_t)n * in->size);
+        if (p && n) memcpy(v, p, (size_t)n * in->size);
+        return p != NULL;
+    }
+    if (in->ctor) in->ctor(v, (int)n, in->ctx); else memset(v, 0, (size_t)n * in->size);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len = ecs__get_u32(r);
+        const unsigned char *p = ecs__get_bytes(r, len);
+        if (!p || !in->deserialize(v + (size_t)i * in->size, p, len, in->ctx)) return r->bad = true, false;
+    }
+    return true;
+}
+
+/* The checks that make a read snapshot safe to restore: every live slot is
+   one row of one table and back, the free list is a list, and parents form
+   trees whose child lists agree with the parents. */
+static bool ecs__snap_sane(const ecs_snapshot *s, uint32_t *mark) {
+    uint32_t n = s->record_count, live = 0;
+    memset(mark, 0, (size_t)n * sizeof *mark);
+    for (uint32_t i = 0; i < n; i++) {
+        const ecs__record *rc = &s->records[i];
+        if (rc->gen < 1 || rc->gen > ECS__GEN_MAX || rc->table == ECS__RESERVED) return false;
+        if (rc->table != ECS__NONE) {
+            if (rc->table >= s->table_count || rc->row >= s->tables[rc->table].count) return false;
+            live++;
+        }
+    }
+    if (live != s->alive) return false;
+    uint32_t rows = 0;
+    for (uint32_t t = 0; t < s->table_count; t++)
+        for (uint32_t row = 0; row < s->tables[t].count; row++, rows++) {
+            ecs_entity e = s->tables[t].entities[row];
+            uint32_t i = ecs__index(e);
+            if (i >= n || s->records[i].table != t || s->records[i].row != row || s->records[i].gen != ecs__gen(e))
+                return false;
+        }
+    if (rows != live) return false;
+    uint32_t at = s->free_head;
+    for (uint32_t k = 0; k < s->free_count; k++) {   /* a list through free slots, each once */
+        if (at >= n || s->records[at].table != ECS__NONE || mark[at]) return false;
+        mark[at] = 1;
+        at = s->records[at].row;
+    }
+    if (at != ECS__NONE) return false;
+    if (!s->rels) return true;
+    uint32_t with_parent = 0, reached = 0, top = 0;
+    for (uint32_t i = 0; i < s->rel_count; i++) {
+        const ecs__rel *r = &s->rels[i];
+        bool alive = s->records[i].table != ECS__NONE;
+        if (!alive && (r->parent | r->first | r->last | r->next | r->prev)) return false;
+        if (r->first > n || r->last > n || r->next > n || r->prev > n) return false;
+        if (r->parent) {
+            uint32_t p = ecs__index(r->parent);
+            if (p >= s->rel_count || p == i || s->records[p].table == ECS__NONE ||
+                s->records[p].gen != ecs__gen(r->parent))
+                return false;
+            with_parent++;
+        } else if (r->next | r->prev) {
+            return false;
+        }
+    }
+    for (uint32_t p = 0; p < s->rel_count; p++) {   /* child lists agree with the parents */
+        uint32_t prev = 0, steps = 0, x = s->rels[p].first;
+        ecs_entity h = ecs__handle(p, s->records[p].gen);
+        for (; x; prev = x, x = s->rels[x - 1].next) {
+            if (x - 1 >= s->rel_count || s->rels[x - 1].parent != h || s->rels[x - 1].prev != prev ||
+                ++steps > s->rel_count)
+                return false;
+        }
+        if (s->rels[p].last != prev) return false;
+    }
+    memset(mark, 0, (size_t)n * sizeof *mark);   /* no loops: every child is reached from a root */
+    for (uint32_t i = 0; i < s->rel_count; i++) {
+        if (s->records[i].table == ECS__NONE || s->rels[i].parent) continue;
+        mark[top++] = i;
+        while (top) {
+            uint32_t x = mark[--top];
+            for (uint32_t c = s->rels[x].first; c; c = s->rels[c - 1].next) {
+                if (top >= n) return false;
+                mark[top++] = c - 1;
+                reached++;
+            }
+        }
+    }
+    return reached == with_parent;
+}
+
+/* The file's ids matched to w's by name, size, kind and hooks (0: no match;
+   an error for a resource, which always has a value). */
+static bool ecs__read_ids(ecs_world *w, ecs__in *r, uint32_t nids, uint32_t *fmap, unsigned char *flags) {
+    char name[256];
+    for (uint32_t i = 1; i <= nids; i++) {
+        uint32_t len = ecs__get_u32(r);
+        const unsigned char *nm = ecs__get_bytes(r, len);
+        uint32_t sz = ecs__get_u32(r), fl = ecs__get_u32(r);
+        if (r->bad || len == 0 || len >= sizeof name || fl > 3 || memchr(nm, 0, len)) return r->bad = true, false;
+        memcpy(name, nm, len);
+        name[len] = 0;
+        ecs_id id = ecs__id_find(w, name);
+        const ecs__idinfo *wi = id ? &w->ids[id] : NULL;
+        bool ser = fl & 2;
+        fmap[i] = wi && wi->size == sz && wi->resource == (bool)(fl & 1) &&
+                  (ser ? wi->deserialize != NULL : !wi->lifecycle) ? id : 0;
+        flags[i] = (unsigned char)fl;
+        if (!fmap[i] && (fl & 1)) {
+            ecs__fail(w, ECS_ERR_ARG, "ecs_snapshot_read: the file's resource \"%s\" (size %u) is not one "
+                      "this world can take (%s)", name, (unsigned)sz, !wi ? "not registered" :
+                      wi->size != sz ? "another size" : "another kind, or other hooks");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* One table of the file into the snapshot (its ids in w's numbering, sorted;
+   the columns follow). work: 5 arrays of nids + 1. ECS_OK, ECS_ERR_ARG with
+   the error set, or ECS_ERR_NOMEM; r->bad for a bad file. */
+static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uint32_t t, uint32_t nids,
+                                  const uint32_t *fmap, const unsigned char *flags, uint32_t *work,
+                                  uint32_t *tmap, uint64_t *sets) {
+    uint32_t *from = work, *ids = work + nids + 1, *order = ids + nids + 1, *colpos = order + nids + 1,
+             *where = colpos + nids + 1;
+    uint32_t n = ecs__get_u32(r), unknown = 0;
+    tmap[t] = ECS__NONE;
+    if (r->bad || n > nids || (t == 0 && n)) return r->bad = true, ECS_ERR_ARG;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t f = ecs__get_u32(r);
+        if (f < 1 || f > nids || (k && f <= from[k - 1]) || (flags[f] & 1)) return r->bad = true, ECS_ERR_ARG;
+        from[k] = f;
+        unknown += !fmap[f];
+    }
+    uint32_t count = ecs__get_u32(r);
+    if (r->bad || count > ECS__MAX_ROWS || count > (size_t)(r->end - r->p) / 8) return r->bad = true, ECS_ERR_ARG;
+    if (unknown) {   /* a table with ids this world lacks must be empty */
+        if (!count) return ECS_OK;
+        return ecs__fail(w, ECS_ERR_ARG, "ecs_snapshot_read: entities in the file have a component this "
+                         "world does not register with the same size, kind and hooks");
+    }
+    for (uint32_t k = 0; k < n; k++) { ids[k] = fmap[from[k]]; order[k] = k; }
+    for (uint32_t a = 1; a < n; a++)   /* sort, carrying the file position along */
+        for (uint32_t b = a; b > 0 && ids[b - 1] > ids[b]; b--) {
+            uint32_t x = ids[b]; ids[b] = ids[b - 1]; ids[b - 1] = x;
+            x = order[b]; order[b] = order[b - 1]; order[b - 1] = x;
+        }
+    for (uint32_t k = 1; k < n; k++) if (ids[k] == ids[k - 1]) return r->bad = true, ECS_ERR_ARG;
+    uint32_t index = s->table_count;
+    ecs__snap_table *st = &s->tables[s->table_count++];
+    if (!ecs__snap_table_alloc(s, st, ids, n, count)) return ECS_ERR_NOMEM;
+    sets[index] = ecs__set_hash(ids, n);
+    tmap[t] = index;
+    const unsigned char *ents = ecs__get_bytes(r, (size_t)count * 8);
+    if (!ents) return ECS_ERR_ARG;
+    for (uint32_t row = 0; row < count; row++) st->entities[row] = ecs__le64(ents + (size_t)row * 8);
+    for (uint32_t k = 0, c = 0; k < n; k++) colpos[k] = w->ids[ids[k]].size ? c++ : ECS__NONE;
+    for (uint32_t k = 0; k < n; k++) where[order[k]] = k;
+    for (uint32_t k = 0; k < n; k++) {   /* the columns in the file's order */
+        uint32_t at = where[k];
+        if (colpos[at] == ECS__NONE) continue;
+        bool ser = flags[from[k]] & 2;
+        if (!ecs__get_values(r, &w->ids[ids[at]], ser, st->values[colpos[at]], count)) {
+            if (ser) st->count = count;   /* constructed: freed with dtor */
+            return ECS_ERR_ARG;
+        }
+    }
+    st->count = count;
+    return ECS_OK;
+}
+
+ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
+    static const char fn[] = "ecs_snapshot_read";
+    if (!w) return NULL;
+    if (!in) { ecs__fail(w, ECS_ERR_ARG, "%s: in is NULL", fn); return NULL; }
+    size_t size = 0, cap = 1 << 16, got = 1;
+    unsigned char *data = (unsigned char *)ecs__alloc(w, cap), *flags = NULL;
+    ecs_snapshot *s = NULL;
+    uint32_t *fmap = NULL, *tmap = NULL, *mark = NULL, *work = NULL;
+    uint64_t *sets = NULL;
+    const char *why = "the file is not consistent";
+    ecs_result res = ECS_ERR_ARG;
+    ecs__in r = {NULL, NULL, false}, rr = {NULL, NULL, false};
+    ecs__hasher h;
+    uint32_t nids = 0, rc = 0, fh = 0, fc = 0, alive = 0, nrel = 0, ntab = 0;
+    uint64_t dropped = 0;
+    const unsigned char *recs = NULL, *rels = NULL;
+    while (data && got) {   /* the whole stream: files, pipes */
+        if (size == cap) {
+            unsigned char *bigger = cap < SIZE_MAX / 2 ? (unsigned char *)ecs__realloc(w, data, cap * 2) : NULL;
+            if (!bigger) { ecs__free(w, data); data = NULL; break; }
+            data = bigger;
+            cap *= 2;
+        }
+        size += got = fread(data + size, 1, cap - size, in);
+    }
+    if (!data) { ECS__OOM(w, fn); return NULL; }
+    r.p = data; r.end = data + size;
+    ecs__hash_init(&h);
+    if (size < 28 || memcmp(data, "ECSHSNAP", 8)) { why = "not an ecs.h save file"; goto fail; }
+    ecs__hash_feed(&h, data, size - 8);
+    r.end = data + size - 8;
+    if (ecs__hash_done(&h) != ecs__le64(r.end)) { why = "the file is damaged or truncated (checksum)"; goto fail; }
+    r.p += 8;
+    if (ecs__get_u32(&r) != ECS__FILE_VERSION) { why = "the file has another version"; goto fail; }
+    nids = ecs__get_u32(&r);
+    if (nids > (size_t)(r.end - r.p) / 12) goto fail;
+    if (!(fmap = (uint32_t *)ecs__alloc(w, ((size_t)nids + 1) * sizeof *fmap)) ||
+        !(flags = (unsigned char *)ecs__alloc(w, (size_t)nids + 1)) ||
+        !(work = (uint32_t *)ecs__alloc(w, 5 * ((size_t)nids + 1) * sizeof *work)))
+        goto oom;
+    if (!ecs__read_ids(w, &r, nids, fmap, flags)) { if (!r.bad) why = NULL; goto fail; }
+    rc = ecs__get_u32(&r); fh = ecs__get_u32(&r); fc = ecs__get_u32(&r); alive = ecs__get_u32(&r);
+    dropped = ecs__get_u64(&r);
+    recs = rc <= (size_t)(r.end - r.p) / 12 ? ecs__get_bytes(&r, (size_t)rc * 12) : NULL;
+    nrel = ecs__get_u32(&r);
+    rels = nrel <= rc ? ecs__get_bytes(&r, (size_t)nrel * 24) : NULL;
+    ntab = ecs__get_u32(&r);
+    if (r.bad || !recs || !rels || rc >= ECS__RESERVED || ntab == 0 || ntab > (size_t)(r.end - r.p) / 8 ||
+        dropped > SIZE_MAX)
+        goto fail;
+    if (!(s = ecs__snap_new(w, ntab)) ||
+        !(s->records = (ecs__record *)ecs__snap_alloc(s, (size_t)rc * sizeof *s->records)) ||
+        (nrel && !(s->rels = (ecs__rel *)ecs__snap_alloc(s, (size_t)nrel * sizeof *s->rels))) ||
+        !(tmap = (uint32_t *)ecs__alloc(w, (size_t)ntab * sizeof *tmap)) ||
+        !(sets = (uint64_t *)ecs__alloc(w, (size_t)ntab * sizeof *sets)) ||
+        !(mark = (uint32_t *)ecs__alloc(w, ((size_t)rc + 1) * sizeof *mark)))
+        goto oom;
+    s->record_count = rc; s->free_head = fh; s->free_count = fc; s->alive = alive;
+    s->dropped = (size_t)dropped;
+    s->rel_count = nrel;
+    rr.p = recs; rr.end = recs + (size_t)rc * 12;
+    for (uint32_t i = 0; i < rc; i++) {
+        s->records[i].table = ecs__get_u32(&rr);
+        s->records[i].row = ecs__get_u32(&rr);
+        s->records[i].gen = ecs__get_u32(&rr);
+    }
+    rr.p = rels; rr.end = rels + (size_t)nrel * 24;
+    for (uint32_t i = 0; i < nrel; i++) {
+        ecs__rel *x = &s->rels[i];
+        x->parent = ecs__get_u64(&rr);
+        x->first = ecs__get_u32(&rr); x->last = ecs__get_u32(&rr);
+        x->next = ecs__get_u32(&rr); x->prev = ecs__get_u32(&rr);
+    }
+    for (uint32_t t = 0; t < ntab; t++)
+        if ((res = ecs__read_table(w, s, &r, t, nids, fmap, flags, work, tmap, sets))) {
+            if (res == ECS_ERR_NOMEM) goto oom;
+            if (!r.bad) why = NULL;   /* the error names the cause */
+            goto fail;
+        }
+    for (uint32_t i = 1; i <= nids; i++) {
+        if (!(flags[i] & 1)) continue;
+        const ecs__idinfo *wi = &w->ids[fmap[i]];
+        unsigned char *v;
+        if (s->ids[fmap[i]].value) goto fail;   /* twice in the file */
+        if (!(v = (unsigned char *)ecs__snap_alloc(s, wi->size))) goto oom;
+        s->ids[fmap[i]].value = v;   /* once constructed, freed with dtor */
+        if (!ecs__get_values(&r, wi, flags[i] & 2, v, 1)) {
+            if (!(flags[i] & 2)) { s->ids[fmap[i]].value = NULL; ecs__snap_mfree(s, v); }
+            goto fail;
+        }
+    }
+    if (r.p != r.end) goto fail;
+    for (uint32_t i = 0; i < rc; i++)   /* records name the snapshot's tables */
+        if (s->records[i].table != ECS__NONE) {
+            if (s->records[i].table >= ntab || tmap[s->records[i].table] == ECS__NONE) goto fail;
+            s->records[i].table = tmap[s->records[i].table];
+        }
+    ecs__sort_u64(sets, s->table_count);   /* one table per id set */
+    for (uint32_t i = 1; i < s->table_count; i++) if (sets[i] == sets[i - 1]) goto fail;
+    if (!ecs__snap_sane(s, mark)) goto fail;
+    why = NULL;
+    goto done;
+oom:
+    why = NULL;
+    ECS__OOM(w, fn);
+fail:
+    if (why) ecs__fail(w, ECS_ERR_ARG, "%s: %s", fn, why);
+    ecs_snapshot_free(s);
+    s = NULL;
+done:
+    ecs__free(w, data); ecs__free(w, fmap); ecs__free(w, flags); ecs__free(w, work);
+    ecs__free(w, tmap); ecs__free(w, sets); ecs__free(w, mark);
+    return s;
+}
 
 /* ---- >>systems: the system registry --------------------------------------- */
 enum { ECS__DEP_AFTER, ECS__DEP_BEFORE, ECS__DEP_INDEPENDENT, ECS__DEP_LISTS };

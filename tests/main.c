@@ -22,6 +22,7 @@ void suite_hardening(void);
 void suite_validation(void);
 void suite_hooks(void);
 void suite_stress(void);
+void suite_snapshot(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
     suite_validation();
     suite_hooks();
     suite_stress();
+    suite_snapshot();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
