@@ -3470,20 +3470,29 @@ oom:
 /* ---- save files: "ECSHSNAP", version, then little-endian fields (see
    ecs_snapshot_write), component bytes as they are, a checksum at the end */
 #define ECS__FILE_VERSION 1u
-typedef struct ecs__out {
+typedef struct ecs__out {   /* buffered: small fields cost a store, not a call */
     FILE *f;
     ecs__hasher h;
     bool failed;
+    uint32_t n;
+    unsigned char buf[1 << 15];
 } ecs__out;
+static void ecs__out_flush(ecs__out *o) {
+    ecs__hash_feed(&o->h, o->buf, o->n);
+    if (o->n && !o->failed) o->failed = fwrite(o->buf, 1, o->n, o->f) != o->n;
+    o->n = 0;
+}
 static void ecs__put(ecs__out *o, const void *p, size_t n) {
-    if (!n || o->failed) return;
-    ecs__hash_feed(&o->h, p, n);
-    o->failed = fwrite(p, 1, n, o->f) != n;
+    if (n > sizeof o->buf - o->n) ecs__out_flush(o);
+    if (n <= sizeof o->buf) { memcpy(o->buf + o->n, p, n); o->n += (uint32_t)n; return; }
+    ecs__hash_feed(&o->h, p, n);   /* a big column: straight through */
+    if (!o->failed) o->failed = fwrite(p, 1, n, o->f) != n;
 }
 static void ecs__put_u32(ecs__out *o, uint32_t v) {
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
-    ecs__put(o, b, 4);
+    if (sizeof o->buf - o->n < 4) ecs__out_flush(o);
+    unsigned char *b = o->buf + o->n;
+    b[0] = (unsigned char)v; b[1] = (unsigned char)(v >> 8); b[2] = (unsigned char)(v >> 16); b[3] = (unsigned char)(v >> 24);
+    o->n += 4;
 }
 static void ecs__put_u64(ecs__out *o, uint64_t v) { ecs__put_u32(o, (uint32_t)v); ecs__put_u32(o, (uint32_t)(v >> 32)); }
 
@@ -3524,61 +3533,68 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
             return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has lifecycle hooks but no serialize/deserialize "
                              "hooks, so its values cannot be written", fn, in->name);
     }
-    ecs__out o;
-    o.f = out;
-    o.failed = false;
-    ecs__hash_init(&o.h);
+    ecs__out *o = (ecs__out *)ecs__snap_alloc(s, sizeof *o);
+    if (!o) return ECS__OOM(w, fn);
+    o->f = out;
+    o->failed = false;
+    o->n = 0;
+    ecs__hash_init(&o->h);
     unsigned char *buf = NULL;
     size_t cap = 0;
     bool ok = true;
-    ecs__put(&o, "ECSHSNAP", 8);
-    ecs__put_u32(&o, ECS__FILE_VERSION);
-    ecs__put_u32(&o, s->id_count);
+    ecs__put(o, "ECSHSNAP", 8);
+    ecs__put_u32(o, ECS__FILE_VERSION);
+    ecs__put_u32(o, s->id_count);
     for (uint32_t i = 1; i <= s->id_count; i++) {
         const ecs__snap_id *in = &s->ids[i];
         uint32_t len = (uint32_t)strlen(in->name);
-        ecs__put_u32(&o, len);
-        ecs__put(&o, in->name, len);
-        ecs__put_u32(&o, in->size);
-        ecs__put_u32(&o, (uint32_t)in->resource | (uint32_t)(in->serialize != NULL) << 1);
+        ecs__put_u32(o, len);
+        ecs__put(o, in->name, len);
+        ecs__put_u32(o, in->size);
+        ecs__put_u32(o, (uint32_t)in->resource | (uint32_t)(in->serialize != NULL) << 1);
     }
-    ecs__put_u32(&o, s->record_count);
-    ecs__put_u32(&o, s->free_head);
-    ecs__put_u32(&o, s->free_count);
-    ecs__put_u32(&o, s->alive);
-    ecs__put_u64(&o, (uint64_t)s->dropped);
+    ecs__put_u32(o, s->record_count);
+    ecs__put_u32(o, s->free_head);
+    ecs__put_u32(o, s->free_count);
+    ecs__put_u32(o, s->alive);
+    ecs__put_u64(o, (uint64_t)s->dropped);
     for (uint32_t i = 0; i < s->record_count; i++) {
-        ecs__put_u32(&o, s->records[i].table);
-        ecs__put_u32(&o, s->records[i].row);
-        ecs__put_u32(&o, s->records[i].gen);
+        ecs__put_u32(o, s->records[i].table);
+        ecs__put_u32(o, s->records[i].row);
+        ecs__put_u32(o, s->records[i].gen);
     }
-    ecs__put_u32(&o, s->rel_count);
+    ecs__put_u32(o, s->rel_count);
     for (uint32_t i = 0; i < s->rel_count; i++) {
         const ecs__rel *r = &s->rels[i];
-        ecs__put_u64(&o, r->parent);
-        ecs__put_u32(&o, r->first); ecs__put_u32(&o, r->last);
-        ecs__put_u32(&o, r->next); ecs__put_u32(&o, r->prev);
+        ecs__put_u64(o, r->parent);
+        ecs__put_u32(o, r->first); ecs__put_u32(o, r->last);
+        ecs__put_u32(o, r->next); ecs__put_u32(o, r->prev);
     }
-    ecs__put_u32(&o, s->table_count);
+    ecs__put_u32(o, s->table_count);
     for (uint32_t t = 0; ok && t < s->table_count; t++) {
         const ecs__snap_table *st = &s->tables[t];
-        ecs__put_u32(&o, st->id_count);
-        for (uint32_t k = 0; k < st->id_count; k++) ecs__put_u32(&o, st->ids[k]);
-        ecs__put_u32(&o, st->count);
-        for (uint32_t r = 0; r < st->count; r++) ecs__put_u64(&o, st->entities[r]);
+        ecs__put_u32(o, st->id_count);
+        for (uint32_t k = 0; k < st->id_count; k++) ecs__put_u32(o, st->ids[k]);
+        ecs__put_u32(o, st->count);
+        for (uint32_t r = 0; r < st->count; r++) ecs__put_u64(o, st->entities[r]);
         for (uint32_t k = 0, c = 0; ok && k < st->id_count; k++)
             if (s->ids[st->ids[k]].size)
-                ok = ecs__put_values(&o, s, &s->ids[st->ids[k]], st->values[c++], st->count, &buf, &cap);
+                ok = ecs__put_values(o, s, &s->ids[st->ids[k]], st->values[c++], st->count, &buf, &cap);
     }
     for (uint32_t i = 1; ok && i <= s->id_count; i++)
         if (s->ids[i].resource && s->ids[i].value)
-            ok = ecs__put_values(&o, s, &s->ids[i], s->ids[i].value, 1, &buf, &cap);
+            ok = ecs__put_values(o, s, &s->ids[i], s->ids[i].value, 1, &buf, &cap);
     ecs__snap_mfree(s, buf);
-    if (!ok) return ecs__fail(w, ECS_ERR_ARG, "%s: a serialize hook failed (or memory ran out)", fn);
-    uint64_t sum = ecs__hash_done(&o.h);
-    ecs__put_u64(&o, sum);
-    if (o.failed || fflush(out)) return ecs__fail(w, ECS_ERR_ARG, "%s: writing the file failed", fn);
-    return ECS_OK;
+    if (!ok) {
+        ecs__snap_mfree(s, o);
+        return ecs__fail(w, ECS_ERR_ARG, "%s: a serialize hook failed (or memory ran out)", fn);
+    }
+    ecs__out_flush(o);
+    ecs__put_u64(o, ecs__hash_done(&o->h));
+    ecs__out_flush(o);
+    bool failed = o->failed || fflush(out);
+    ecs__snap_mfree(s, o);
+    return failed ? ecs__fail(w, ECS_ERR_ARG, "%s: writing the file failed", fn) : ECS_OK;
 }
 
 /* Reading: the whole file in memory, checked before anything is built. */

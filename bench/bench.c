@@ -1494,6 +1494,68 @@ static bench_row bench_destroy_families(void) {
     return r;
 }
 
+
+/* ---- snapshots: GB/s of component data (100k entities, P + V + 24 bytes) ---- */
+typedef struct snap_row { const char *name; double gbs, ref_gbs, target; } snap_row;
+typedef struct Blob24 { float v[6]; } Blob24;
+enum { SNAP_N = 100000 };
+static void snap_rows(snap_row *out) {
+    ids id;
+    ecs_world *w = world_new(&id);
+    ecs_id blob = ECS_COMPONENT(w, Blob24), cids[3] = {id.pos, id.vel, blob};
+    NEED(blob && ecs_create_many(w, SNAP_N, cids, 3, NULL) == ECS_OK, "snapshot world");
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{id.pos, ECS_WRITE, ECS_AND}, {blob, ECS_WRITE, ECS_AND}}});
+    for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)   /* not all zero pages */
+        for (int i = 0; i < it.count; i++) {
+            ECS_FIELD(&it, Position, 0)[i].x = (float)i;
+            ECS_FIELD(&it, Blob24, 1)[i].v[3] = (float)i * 0.5f;
+        }
+    ecs_query_free(q);
+    double bytes = (double)SNAP_N * (sizeof(Position) + sizeof(Velocity) + sizeof(Blob24));
+    int n = reps(21);
+    double *t_tr = alloc64(sizeof(double) * (size_t)n * 4), *t_mc = t_tr + n, *t_h = t_mc + n, *t_io = t_h + n;
+    unsigned char *a = alloc64((size_t)bytes), *b = alloc64((size_t)bytes);
+    memset(a, 1, (size_t)bytes);
+    uint64_t h0 = ecs_world_hash(w), sink = 0;
+    for (int k = 0; k < n; k++) {
+        double t0 = now_ns();
+        ecs_snapshot *s = ecs_snapshot_take(w);
+        bool ok = s && ecs_snapshot_restore(w, s) == ECS_OK;
+        t_tr[k] = now_ns() - t0;
+        check(ok && ecs_world_hash(w) == h0, "snapshot take + restore", "the world changed");
+        t0 = now_ns();   /* the reference: the same bytes copied there and back */
+        memcpy(b, a, (size_t)bytes);
+        memcpy(a, b, (size_t)bytes);
+        clobber();
+        t_mc[k] = now_ns() - t0;
+        t0 = now_ns();
+        sink += ecs_world_hash(w);
+        t_h[k] = now_ns() - t0;
+        FILE *f = fopen("/dev/shm/ecs_bench.snap", "w+b");
+        if (!f) f = tmpfile();
+        NEED(f && s, "a file for the save-file bench");
+        t0 = now_ns();
+        ok = ecs_snapshot_write(s, f) == ECS_OK;
+        rewind(f);
+        ecs_snapshot *r = ecs_snapshot_read(w, f);
+        t_io[k] = now_ns() - t0;
+        check(ok && r, "save file write + read", ecs_last_error(w));
+        fclose(f);
+        ecs_snapshot_free(r);
+        ecs_snapshot_free(s);
+    }
+    remove("/dev/shm/ecs_bench.snap");
+    check(sink != 0, "world hash", "zero");
+    double mc = bytes / median(t_mc, n);
+    out[0] = (snap_row){"take + restore, 100k entities (P, V, 24 B)", bytes / median(t_tr, n), mc, 2};
+    out[1] = (snap_row){"ecs_world_hash, same world", bytes / median(t_h, n), mc, 2};
+    out[2] = (snap_row){"save file write + read (/dev/shm)", bytes / median(t_io, n), mc, 0.5};
+    free(t_tr);
+    free(a);
+    free(b);
+    ecs_world_free(w);
+}
+
 /* ---- the list ------------------------------------------------------------- */
 typedef bench_row (*bench_fn)(void);
 static const bench_fn g_benches[] = {
@@ -1549,6 +1611,21 @@ int main(int argc, char **argv) {
     for (; k < an; k++) abs_print(&ar[k]);
     for (int i = 0; i < an; i++)
         if (ar[i].target >= 0) { met += abs_ok(&ar[i]); total++; }
+
+    printf("\nsnapshots: GB/s of component data (medians; memcpy: the same bytes copied there and back)\n");
+    printf("%-46s %12s %15s %10s  %s\n", "workload", "GB/s", "memcpy GB/s", "target", "ok/MISS");
+    printf("%.*s\n", 100, "----------------------------------------------------------------"
+                          "----------------------------------------------------------------");
+    snap_row snaps[3];
+    snap_rows(snaps);
+    for (int i = 0; i < 3; i++) {
+        bool ok = snaps[i].gbs >= snaps[i].target;
+        char target[32];
+        snprintf(target, sizeof target, ">= %g", snaps[i].target);
+        printf("%-46s %12.2f %15.2f %10s  %s\n", snaps[i].name, snaps[i].gbs, snaps[i].ref_gbs, target, ok ? "ok" : "MISS");
+        met += ok;
+        total++;
+    }
 
     sim_header();
     sim_row sim[SIM_COUNTS];
