@@ -86,6 +86,14 @@
 #ifndef ECS_H
 #define ECS_H
 
+#if defined(__cplusplus)
+#  if __cplusplus < 201103L && (!defined(_MSVC_LANG) || _MSVC_LANG < 201103L)
+#    error "ecs.h needs C++11 or later (-std=c++11)"
+#  endif
+#elif !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
+#  error "ecs.h needs C11: compile with -std=c11 or later (MSVC: /std:c11)"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -115,6 +123,14 @@
 #endif
 #if ECS_PENDING_SERIAL_BITS < 4 || ECS_PENDING_SERIAL_BITS > 39
 #  error "ECS_PENDING_SERIAL_BITS must be between 4 and 39"
+#endif
+
+/* No threads where there are no atomics (tcc) or no threads (Emscripten
+   without -pthread): the same API, every system on the calling thread. */
+#if !defined(ECS_NO_THREADS) && (defined(__TINYC__) || \
+    (defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)) || \
+    (!defined(__GNUC__) && !defined(_MSC_VER) && !defined(__cplusplus) && defined(__STDC_NO_ATOMICS__)))
+#  define ECS_NO_THREADS
 #endif
 
 #ifndef ECS_GENERATION_BITS
@@ -708,16 +724,73 @@ template <typename T> static inline ecs_id ecs__component_cxx(ecs_world *w, cons
 #endif
 
 /* ---- >>platform: threads, atomics, time ---------------------------------- */
-/* C11 <threads.h> by default; pthreads where <threads.h> is missing or when
-   ECS_USE_PTHREADS is defined (ThreadSanitizer builds need it); nothing with
-   ECS_NO_THREADS. Atomics are C11 <stdatomic.h>. */
+/* Threads: Win32 on Windows (MSVC, clang-cl, MinGW-w64); C11 <threads.h>
+   where the C library has it; else pthreads (macOS, Emscripten with
+   -pthread, C++ builds, or ECS_USE_PTHREADS, which ThreadSanitizer needs).
+   Without threads (ECS_NO_THREADS; chosen by itself for compilers without
+   atomics such as tcc, and for Emscripten without -pthread) the world runs
+   every system on the calling thread. Atomics: GCC/Clang __atomic builtins
+   (C and C++), MSVC's _Interlocked intrinsics (or ECS_USE_INTERLOCKED),
+   else C11 <stdatomic.h>. */
 #if !defined(ECS_NO_THREADS)
 #  define ECS__THREADS 1
-#  include <stdatomic.h>
-#  if defined(ECS_USE_PTHREADS) || defined(__STDC_NO_THREADS__)
+#  if defined(_WIN32) && !defined(ECS_USE_PTHREADS)
+#    include <process.h>
+/* The few Win32 calls needed, declared as <windows.h> declares them, so the
+   implementation does not pull <windows.h> (and its macros) into your file. */
+#    ifdef __cplusplus
+extern "C" {
+#    endif
+struct _RTL_SRWLOCK;
+struct _RTL_CONDITION_VARIABLE;
+__declspec(dllimport) void __stdcall InitializeSRWLock(struct _RTL_SRWLOCK *);
+__declspec(dllimport) void __stdcall AcquireSRWLockExclusive(struct _RTL_SRWLOCK *);
+__declspec(dllimport) void __stdcall ReleaseSRWLockExclusive(struct _RTL_SRWLOCK *);
+__declspec(dllimport) void __stdcall InitializeConditionVariable(struct _RTL_CONDITION_VARIABLE *);
+__declspec(dllimport) int __stdcall SleepConditionVariableSRW(struct _RTL_CONDITION_VARIABLE *,
+                                                              struct _RTL_SRWLOCK *, unsigned long, unsigned long);
+__declspec(dllimport) void __stdcall WakeAllConditionVariable(struct _RTL_CONDITION_VARIABLE *);
+__declspec(dllimport) unsigned long __stdcall WaitForSingleObject(void *, unsigned long);
+__declspec(dllimport) int __stdcall CloseHandle(void *);
+__declspec(dllimport) unsigned long __stdcall GetCurrentThreadId(void);
+__declspec(dllimport) int __stdcall SwitchToThread(void);
+#    ifdef __cplusplus
+}
+#    endif
+typedef struct ecs__thrd { void *handle; unsigned long id; } ecs__thrd;
+typedef struct ecs__mtx { void *ptr; } ecs__mtx;   /* an SRWLOCK */
+typedef struct ecs__cnd { void *ptr; } ecs__cnd;   /* a CONDITION_VARIABLE */
+typedef struct ecs__start { int (*fn)(void *); void *arg; } ecs__start;
+static unsigned __stdcall ecs__win_main(void *p) {
+    ecs__start *st = (ecs__start *)p;
+    st->fn(st->arg);
+    return 0;
+}
+static bool ecs__thrd_create(ecs__thrd *t, ecs__start *st) {
+    unsigned id = 0;
+    t->handle = (void *)_beginthreadex(NULL, 0, ecs__win_main, st, 0, &id);
+    t->id = id;
+    return t->handle != NULL;
+}
+static void ecs__thrd_join(ecs__thrd t) { WaitForSingleObject(t.handle, 0xFFFFFFFFul); CloseHandle(t.handle); }
+static ecs__thrd ecs__thrd_self(void) { ecs__thrd t = {NULL, GetCurrentThreadId()}; return t; }
+static bool ecs__thrd_equal(ecs__thrd a, ecs__thrd b) { return a.id == b.id; }
+#    define ECS__SRW(m) ((struct _RTL_SRWLOCK *)(void *)(m))
+#    define ECS__CV(c)  ((struct _RTL_CONDITION_VARIABLE *)(void *)(c))
+static bool ecs__mtx_init(ecs__mtx *m) { InitializeSRWLock(ECS__SRW(m)); return true; }
+static void ecs__mtx_destroy(ecs__mtx *m) { (void)m; }
+static void ecs__mtx_lock(ecs__mtx *m) { AcquireSRWLockExclusive(ECS__SRW(m)); }
+static void ecs__mtx_unlock(ecs__mtx *m) { ReleaseSRWLockExclusive(ECS__SRW(m)); }
+static void ecs__yield(void) { SwitchToThread(); }
+static bool ecs__cnd_init(ecs__cnd *c) { InitializeConditionVariable(ECS__CV(c)); return true; }
+static void ecs__cnd_destroy(ecs__cnd *c) { (void)c; }
+static void ecs__cnd_wait(ecs__cnd *c, ecs__mtx *m) { SleepConditionVariableSRW(ECS__CV(c), ECS__SRW(m), 0xFFFFFFFFul, 0); }
+static void ecs__cnd_broadcast(ecs__cnd *c) { WakeAllConditionVariable(ECS__CV(c)); }
+#  elif defined(ECS_USE_PTHREADS) || defined(__STDC_NO_THREADS__) || defined(__APPLE__) || \
+        defined(__EMSCRIPTEN__) || defined(__cplusplus) || \
+        (defined(__has_include) && !__has_include(<threads.h>))
 #    include <pthread.h>
 #    include <sched.h>
-#    include <unistd.h>
 typedef pthread_t ecs__thrd;
 typedef pthread_mutex_t ecs__mtx;
 typedef pthread_cond_t ecs__cnd;
@@ -760,24 +833,71 @@ static void ecs__cnd_destroy(ecs__cnd *c) { cnd_destroy(c); }
 static void ecs__cnd_wait(ecs__cnd *c, ecs__mtx *m) { cnd_wait(c, m); }
 static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 #  endif
-#  define ECS__ATOMIC(T) _Atomic T
-#  define ecs__load(p)       atomic_load_explicit((p), memory_order_acquire)
-#  define ecs__load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
-#  define ecs__store(p, v)   atomic_store_explicit((p), (v), memory_order_release)
-#  define ecs__add_fetch(p, v) (atomic_fetch_add_explicit((p), (v), memory_order_acq_rel) + (v))
-#  define ecs__sub_fetch(p, v) (atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel) - (v))
-#  define ecs__load_sc(p)    atomic_load((p))
-#  define ecs__store_sc(p, v) atomic_store((p), (v))
+/* The atomic operations, on 32- and 64-bit integer fields declared
+   ECS__ATOMIC(T). _sc: sequentially consistent; others acquire/release. */
+#  if (defined(_MSC_VER) && !defined(__clang__)) || defined(ECS_USE_INTERLOCKED)
+#    include <intrin.h>
+#    define ECS__ATOMIC(T) volatile T
+#    define ECS__IL(p, op32, op64, ...) (sizeof *(p) == 8 \
+        ? (long long)op64((volatile long long *)(void *)(p), __VA_ARGS__) \
+        : (long long)op32((volatile long *)(void *)(p), __VA_ARGS__))
+#    define ecs__load(p)            ECS__IL(p, _InterlockedOr, _InterlockedOr64, 0)
+#    define ecs__load_relaxed(p)    ecs__load(p)
+#    define ecs__load_sc(p)         ecs__load(p)
+#    define ecs__store(p, v)        ((void)ECS__IL(p, _InterlockedExchange, _InterlockedExchange64, (v)))
+#    define ecs__store_sc(p, v)     ecs__store(p, v)
+#    define ecs__add_fetch(p, v)    (ECS__IL(p, _InterlockedExchangeAdd, _InterlockedExchangeAdd64, (v)) + (v))
+#    define ecs__sub_fetch(p, v)    (ECS__IL(p, _InterlockedExchangeAdd, _InterlockedExchangeAdd64, -(v)) - (v))
+#    define ecs__add_fetch_sc(p, v) ecs__add_fetch(p, v)
+#    define ecs__sub_fetch_sc(p, v) ecs__sub_fetch(p, v)
+#    define ecs__xchg_acquire(p, v) ECS__IL(p, _InterlockedExchange, _InterlockedExchange64, (v))
+static bool ecs__cas_sc(volatile int *p, int expected, int desired) {
+    return _InterlockedCompareExchange((volatile long *)(void *)p, desired, expected) == expected;
+}
+#  elif defined(__GNUC__) || defined(__clang__)
+#    define ECS__ATOMIC(T) T
+#    define ecs__load(p)            __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#    define ecs__load_relaxed(p)    __atomic_load_n((p), __ATOMIC_RELAXED)
+#    define ecs__load_sc(p)         __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#    define ecs__store(p, v)        __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#    define ecs__store_sc(p, v)     __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#    define ecs__add_fetch(p, v)    __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+#    define ecs__sub_fetch(p, v)    __atomic_sub_fetch((p), (v), __ATOMIC_ACQ_REL)
+#    define ecs__add_fetch_sc(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+#    define ecs__sub_fetch_sc(p, v) __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST)
+#    define ecs__xchg_acquire(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
+static bool ecs__cas_sc(int *p, int expected, int desired) {
+    return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+#  else
+#    include <stdatomic.h>
+#    define ECS__ATOMIC(T) _Atomic T
+#    define ecs__load(p)            atomic_load_explicit((p), memory_order_acquire)
+#    define ecs__load_relaxed(p)    atomic_load_explicit((p), memory_order_relaxed)
+#    define ecs__load_sc(p)         atomic_load((p))
+#    define ecs__store(p, v)        atomic_store_explicit((p), (v), memory_order_release)
+#    define ecs__store_sc(p, v)     atomic_store((p), (v))
+#    define ecs__add_fetch(p, v)    (atomic_fetch_add_explicit((p), (v), memory_order_acq_rel) + (v))
+#    define ecs__sub_fetch(p, v)    (atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel) - (v))
+#    define ecs__add_fetch_sc(p, v) (atomic_fetch_add((p), (v)) + (v))
+#    define ecs__sub_fetch_sc(p, v) (atomic_fetch_sub((p), (v)) - (v))
+#    define ecs__xchg_acquire(p, v) atomic_exchange_explicit((p), (v), memory_order_acquire)
+static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
+    return atomic_compare_exchange_strong(p, &expected, desired);
+}
+#  endif
 #else
 #  define ECS__THREADS 0
 #  define ECS__ATOMIC(T) T
-#  define ecs__load(p)       (*(p))
-#  define ecs__load_relaxed(p) (*(p))
-#  define ecs__store(p, v)   (*(p) = (v))
-#  define ecs__add_fetch(p, v) (*(p) += (v))
-#  define ecs__sub_fetch(p, v) (*(p) -= (v))
-#  define ecs__load_sc(p)    (*(p))
-#  define ecs__store_sc(p, v) (*(p) = (v))
+#  define ecs__load(p)            (*(p))
+#  define ecs__load_relaxed(p)    (*(p))
+#  define ecs__load_sc(p)         (*(p))
+#  define ecs__store(p, v)        (*(p) = (v))
+#  define ecs__store_sc(p, v)     (*(p) = (v))
+#  define ecs__add_fetch(p, v)    (*(p) += (v))
+#  define ecs__sub_fetch(p, v)    (*(p) -= (v))
+#  define ecs__add_fetch_sc(p, v) (*(p) += (v))
+#  define ecs__sub_fetch_sc(p, v) (*(p) -= (v))
 #endif
 
 /* Forced inlining for the few hot helpers of add/remove/destroy. */
@@ -797,6 +917,8 @@ static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 #  define ECS__PAUSE() __builtin_ia32_pause()
 #elif defined(__GNUC__) && defined(__aarch64__)
 #  define ECS__PAUSE() __asm__ __volatile__("yield")
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#  define ECS__PAUSE() _mm_pause()
 #else
 #  define ECS__PAUSE() ((void)0)
 #endif
@@ -814,36 +936,58 @@ static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 #  define ECS__ATOMIC_VAR(a)     ((void)0)
 #endif
 
-#include <time.h>
-/* Nanoseconds from a monotonic clock where the headers show one, else C11's
-   timespec_get (CLOCK_MONOTONIC is hidden under strict -std=c11). */
+/* Nanoseconds from a monotonic clock, in every mode: stats and the inline
+   stage threshold must not jump when the wall clock is set. */
+#if defined(_WIN32)
+#  ifdef __cplusplus
+extern "C" {
+#  endif
+union _LARGE_INTEGER;
+__declspec(dllimport) int __stdcall QueryPerformanceCounter(union _LARGE_INTEGER *);
+__declspec(dllimport) int __stdcall QueryPerformanceFrequency(union _LARGE_INTEGER *);
+__declspec(dllimport) unsigned long __stdcall GetActiveProcessorCount(unsigned short);
+#  ifdef __cplusplus
+}
+#  endif
+static uint64_t ecs__now_ns(void) {
+    long long c = 0, f = 1;
+    QueryPerformanceCounter((union _LARGE_INTEGER *)(void *)&c);
+    QueryPerformanceFrequency((union _LARGE_INTEGER *)(void *)&f);
+    return (uint64_t)(c / f) * 1000000000u + (uint64_t)(c % f) * 1000000000u / (uint64_t)f;
+}
+#else
+#  include <time.h>
+#  if !defined(CLOCK_MONOTONIC) && (defined(__linux__) || defined(__EMSCRIPTEN__))
+/* Strict -std=c11 hides the POSIX clock; the C library has it all the same. */
+#    ifdef __cplusplus
+extern "C"
+#    endif
+int clock_gettime(int, struct timespec *);
+#    define ECS__MONOTONIC 1   /* CLOCK_MONOTONIC there */
+#  elif defined(CLOCK_MONOTONIC)
+#    define ECS__MONOTONIC CLOCK_MONOTONIC
+#  endif
 static uint64_t ecs__now_ns(void) {
     struct timespec ts;
-#if defined(CLOCK_MONOTONIC)
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#else
-    timespec_get(&ts, TIME_UTC);
-#endif
+#  ifdef ECS__MONOTONIC
+    clock_gettime(ECS__MONOTONIC, &ts);
+#  else
+    timespec_get(&ts, TIME_UTC);   /* where nothing better is known */
+#  endif
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+#endif
 
 #if ECS__THREADS && (defined(__unix__) || defined(__APPLE__))
 #  include <unistd.h>
-#endif
-#if ECS__THREADS && defined(_WIN32)
-#  ifndef WIN32_LEAN_AND_MEAN
-#    define WIN32_LEAN_AND_MEAN
-#  endif
-#  include <windows.h>
 #endif
 static int ecs__hardware_threads(void) {
 #if ECS__THREADS && defined(_SC_NPROCESSORS_ONLN)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 #elif ECS__THREADS && defined(_WIN32)
-    SYSTEM_INFO si;
-    GetSystemInfo(&si);
-    return (int)si.dwNumberOfProcessors;
+    unsigned long n = GetActiveProcessorCount(0xFFFF);   /* all processor groups */
+    return n > 0 ? (int)n : 1;
 #else
     return 1;
 #endif
@@ -1103,7 +1247,8 @@ struct ecs_commands {
     ecs_world *world;
     ecs__cmd *cmds;
     uint32_t count, cap;
-    unsigned char *data;     /* values of set commands */
+    unsigned char *data;     /* values of set commands, each aligned for its type */
+    void *data_raw;          /* the allocation (data is 64-byte aligned inside it) */
     uint32_t data_size, data_cap;
     ecs_entity *created;     /* per pending index: the live handle, once applied */
     uint32_t created_count, created_cap;
@@ -2004,7 +2149,7 @@ ECS__HOT void ecs__cell_copy(unsigned char *to, const unsigned char *from, uint3
     }
 }
 static void ecs__cell_zero(unsigned char *to, uint32_t size) {
-    static const unsigned char zero[16];
+    static const unsigned char zero[16] = {0};
     if (size <= 16) ecs__cell_copy(to, zero, size); else memset(to, 0, size);
 }
 
@@ -2591,7 +2736,7 @@ static ecs_commands *ecs__commands_new(ecs_world *w) {
 }
 static void ecs__commands_fini(ecs_world *w, ecs_commands *c) {
     ecs__free(w, c->cmds);
-    ecs__free(w, c->data);
+    ecs__free(w, c->data_raw);
     ecs__free(w, c->created);
 }
 static void ecs__commands_free(ecs_world *w, ecs_commands *c) {
@@ -2612,6 +2757,20 @@ ECS__COLD ecs_result ecs__cmd_oom(ecs_world *w, const char *fn) {
     return ECS__OOM(w, fn);
 }
 
+/* Room for a value of size bytes aligned to align (hooks read it as its
+   type): its offset in c->data, or ECS__NONE when memory runs out. */
+static uint32_t ecs__cmd_value(ecs_world *w, ecs_commands *c, uint32_t size, uint32_t align) {
+    uint32_t at = (c->data_size + (align ? align - 1 : 0)) & ~(align ? align - 1 : 0);
+    if ((size_t)at + size > c->data_cap) {
+        size_t cap = c->data_cap ? (size_t)c->data_cap * 2 : 256;
+        while (cap < (size_t)at + size) cap *= 2;
+        if (!ecs__column_grow(w, &c->data_raw, &c->data, c->data_size, 1, cap)) return ECS__NONE;
+        c->data_cap = (uint32_t)(cap < UINT32_MAX ? cap : UINT32_MAX);
+    }
+    c->data_size = at + size;
+    return at;
+}
+
 /* Appends one command. A pending target must come from this buffer; a live
    target is only checked when the command applies (it may die before). */
 static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ecs_entity e,
@@ -2629,16 +2788,17 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
         return ecs__fail(w, ECS_ERR_ARG, "%s: value is NULL for component \"%s\"", fn,
                          w->ids[id].name);
     if (op == ECS__CMD_SET && !size) op = ECS__CMD_ADD;   /* setting a tag adds it */
-    if (size && (size_t)c->data_size + size > ECS__CMD_DATA_MAX)
+    if (size && (size_t)c->data_size + size + 64 > ECS__CMD_DATA_MAX)
         return ecs__fail(w, ECS_ERR_ARG, "%s: a command buffer holds at most 2 GiB of values (this "
                          "one has %u bytes, \"%s\" adds %u); apply it first", fn,
                          (unsigned)c->data_size, w->ids[id].name, (unsigned)size);
+    uint32_t at = 0;
     if (!ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
-        (size && !ECS__RESERVE(w, c->data, c->data_cap, (size_t)c->data_size + size)))
+        (size && (at = ecs__cmd_value(w, c, size, w->ids[id].align)) == ECS__NONE))
         return ecs__cmd_oom(w, fn);
     ecs__cmd *cmd = &c->cmds[c->count++];
-    cmd->op = op; cmd->id = id; cmd->e = e; cmd->value = c->data_size;
-    if (size) { memcpy(c->data + c->data_size, value, size); c->data_size += size; }
+    cmd->op = op; cmd->id = id; cmd->e = e; cmd->value = at;
+    if (size) memcpy(c->data + at, value, size);
     return ECS_OK;
 }
 
@@ -2690,15 +2850,15 @@ ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_ent
         if ((both[k] & ECS__PENDING) && !ecs__is_pending_of(c, both[k]))
             return ecs__fail(w, ECS_ERR_ARG, "%s: pending entity %llx was made by another command buffer "
                              "or an earlier apply", fn, (unsigned long long)both[k]);
-    if ((size_t)c->data_size + sizeof parent > ECS__CMD_DATA_MAX)
+    if ((size_t)c->data_size + sizeof parent + 64 > ECS__CMD_DATA_MAX)
         return ecs__fail(w, ECS_ERR_ARG, "%s: a command buffer holds at most 2 GiB of values; apply it first", fn);
+    uint32_t at = 0;
     if (!ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
-        !ECS__RESERVE(w, c->data, c->data_cap, (size_t)c->data_size + sizeof parent))
+        (at = ecs__cmd_value(w, c, (uint32_t)sizeof parent, 8)) == ECS__NONE)
         return ecs__cmd_oom(w, fn);
     ecs__cmd *cmd = &c->cmds[c->count++];
-    cmd->op = ECS__CMD_PARENT; cmd->id = 0; cmd->e = child; cmd->value = c->data_size;
-    memcpy(c->data + c->data_size, &parent, sizeof parent);
-    c->data_size += (uint32_t)sizeof parent;
+    cmd->op = ECS__CMD_PARENT; cmd->id = 0; cmd->e = child; cmd->value = at;
+    memcpy(c->data + at, &parent, sizeof parent);
     return ECS_OK;
 }
 
@@ -3350,7 +3510,7 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
         const ecs__table *t = w->tables[i];
         ecs__snap_table *st = &s->tables[i];
         if (!ecs__snap_table_alloc(s, st, t->ids, t->id_count, t->count)) { s->table_count++; goto oom; }
-        memcpy(st->entities, t->entities, (size_t)t->count * sizeof *t->entities);
+        if (t->count) memcpy(st->entities, t->entities, (size_t)t->count * sizeof *t->entities);
         for (uint32_t c = 0; c < t->column_count; c++)
             ecs__values_copy(&w->ids[t->columns[c].id], st->values[c], t->columns[c].data, t->count);
         st->count = t->count;
@@ -3439,7 +3599,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
     for (uint32_t i = 0; i < s->table_count; i++) {
         const ecs__snap_table *st = &s->tables[i];
         ecs__table *t = map[i];
-        memcpy(t->entities, st->entities, (size_t)st->count * sizeof *t->entities);
+        if (st->count) memcpy(t->entities, st->entities, (size_t)st->count * sizeof *t->entities);
         for (uint32_t c = 0; c < t->column_count; c++)
             ecs__values_copy(&w->ids[t->columns[c].id], t->columns[c].data, st->values[c], st->count);
         t->count = st->count;
@@ -4797,6 +4957,12 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     if (!b.m) return true;
     uint32_t m = b.m, W = b.words;
     bool ok = false;
+    /* declared up here: the error paths jump over the steps (C++ forbids
+       jumping past an initialisation) */
+    uint32_t *dout_eid = NULL, ids = 1, total = 0, filters = 0, xn = 0, fn = 0;
+    uint32_t *fout_at = NULL, *fout = NULL, *fout_eid = NULL, *fin_at = NULL, *fin = NULL;
+    uint32_t *dist = NULL, *prev = NULL, *queue = NULL;
+    uint64_t *ddesc = NULL, *sorted = NULL;
 
     /* declared edges and independent pairs inside the stage, as local pairs */
     uint32_t dn = 0, in = 0;
@@ -4838,7 +5004,6 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         ecs__tmp_release(&b, b.din_at); ecs__tmp_release(&b, b.din);
     }
     ecs__comps dc;   /* declared components, in run order */
-    uint32_t *dout_eid = NULL;
     if (!ecs__csr(&b, dpairs, dn, false, &b.dout_at, &b.dout, deid, &dout_eid) ||
         !ecs__csr(&b, dpairs, dn, true, &b.din_at, &b.din, NULL, NULL) ||
         !ecs__csr(&b, ipairs, in, false, &b.ind_at, &b.ind, NULL, NULL) ||
@@ -4847,7 +5012,6 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
 
     /* accesses and filters, with compact ids; compact 0 is "the whole
        world": every system reads it and an EXCLUSIVE system writes it */
-    uint32_t ids = 1, total = 0, filters = 0;
     b.acc_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof(uint32_t));
     b.acc = (ecs__access *)ecs__tmp(&b, (size_t)m * (3 * ECS_MAX_TERMS + 1), sizeof(ecs__access));
     b.flt_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof(uint32_t));
@@ -4920,7 +5084,6 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     for (uint32_t a = 0; a < m; a++) w->systems[b.sys[a]].disjoint = false;   /* set by ecs__into_out */
 
     /* independent_of partners that conflict run in any order, never at once */
-    uint32_t xn = 0;
     for (uint32_t a = 0; a < m; a++)
         for (uint32_t k = b.ind_at[a]; k < b.ind_at[a + 1]; k++)
             xn += ecs__writes_into(&b, a, b.ind[k]) || ecs__writes_into(&b, b.ind[k], a);
@@ -4942,7 +5105,7 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     }
 
     /* inferred order */
-    uint64_t *ddesc = NULL;   /* declared reachability, rows per declared component */
+    /* ddesc: declared reachability, rows per declared component */
     if (w->order == ECS_ORDER_INSERTION) {
         if (!ecs__infer_insertion(&b, &dc)) goto done;
     } else if (w->order == ECS_ORDER_WRITERS_FIRST) {
@@ -4952,8 +5115,8 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     }
 
     /* the final graph: declared and inferred edges */
-    uint32_t fn = dn + b.inferred_count, *fout_at = b.dout_at, *fout = b.dout, *fout_eid = dout_eid;
-    uint32_t *fin_at = b.din_at, *fin = b.din;
+    fn = dn + b.inferred_count; fout_at = b.dout_at; fout = b.dout; fout_eid = dout_eid;
+    fin_at = b.din_at; fin = b.din;
     if (b.inferred_count) {
         uint64_t *all = (uint64_t *)ecs__tmp(&b, fn, 8);
         uint32_t *eid = (uint32_t *)ecs__tmp(&b, fn, sizeof(uint32_t));
@@ -4984,8 +5147,6 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     if (!ecs__components(&b, fout_at, fout, &fc)) goto done;
 
     /* cycles: one problem per component with a loop */
-    uint32_t *dist = NULL, *prev = NULL, *queue = NULL;
-    uint64_t *sorted = NULL;
     for (uint32_t c = 0; c < fc.count; c++) {
         if (!ecs__comp_cyclic(&fc, fout_at, fout, c)) continue;
         if (!sg->cyclic) {   /* the loop searches' scratch, once for the stage */
@@ -5415,8 +5576,7 @@ static bool ecs__on_main(const ecs__system *s) {
    finished ones recorded: the state of a frame stopped at that point. */
 static void ecs__frame_fail(ecs_world *w, ecs_result r) {
 #if ECS__THREADS
-    int none = 0;
-    atomic_compare_exchange_strong(&w->failed, &none, (int)r);
+    ecs__cas_sc(&w->failed, 0, (int)r);
 #else
     if (!w->failed) w->failed = (int)r;
 #endif
@@ -5598,8 +5758,8 @@ static void ecs__qlock(ecs_world *w) {
     ecs__mtx_lock(&w->qmtx);
 #  else
     /* short sections: spin, but yield if the holder seems to have lost its core */
-    for (uint32_t i = 1; atomic_exchange_explicit(&w->qlock, 1, memory_order_acquire); i++)
-        while (atomic_load_explicit(&w->qlock, memory_order_relaxed)) {
+    for (uint32_t i = 1; ecs__xchg_acquire(&w->qlock, 1); i++)
+        while (ecs__load_relaxed(&w->qlock)) {
             if (!(i++ & 63)) ecs__yield();
             ECS__PAUSE();
         }
@@ -5609,14 +5769,14 @@ static void ecs__qunlock(ecs_world *w) {
 #  ifdef ECS_VALGRIND
     ecs__mtx_unlock(&w->qmtx);
 #  else
-    atomic_store_explicit(&w->qlock, 0, memory_order_release);
+    ecs__store(&w->qlock, 0);
 #  endif
 }
 /* After pushing tasks: wake sleeping workers (if they can take what was
    pushed), and thread 0 if it sleeps waiting for a task. The seq_cst loads
    pair with the sleepers' checks. */
 static void ecs__wake(ecs_world *w, bool shared) {
-    bool workers = shared && atomic_load(&w->sleepers) != 0, main = atomic_load(&w->main_sleeping) != 0;
+    bool workers = shared && ecs__load_sc(&w->sleepers) != 0, main = ecs__load_sc(&w->main_sleeping) != 0;
     if (!workers && !main) return;
     ecs__mtx_lock(&w->park_lock);
     if (workers) ecs__cnd_broadcast(&w->park);
@@ -5659,7 +5819,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
             else tc->work[n++] = u;
         }
         ECS__HAPPENS_BEFORE(&w->remaining);
-        if (atomic_fetch_sub(&w->remaining, 1) == 1 && atomic_load(&w->main_sleeping)) {
+        if (ecs__sub_fetch_sc(&w->remaining, 1) == 0 && ecs__load_sc(&w->main_sleeping)) {
             ecs__mtx_lock(&w->park_lock);   /* the stage's last system: thread 0 may sleep */
             ecs__cnd_broadcast(&w->main_park);
             ecs__mtx_unlock(&w->park_lock);
@@ -5696,10 +5856,10 @@ static bool ecs__park(ecs_world *w, uint32_t si) {
 static void ecs__heap_add(ecs_world *w, uint32_t si) {   /* under the queue lock */
     if (ecs__on_main(&w->systems[si])) {
         ecs__heap_push(w->main_ready, &w->main_count, si, w->ranks);
-        atomic_fetch_add(&w->main_queued, 1);
+        (void)ecs__add_fetch_sc(&w->main_queued, 1);
     } else {
         ecs__heap_push(w->ready, &w->ready_count, si, w->ranks);
-        atomic_fetch_add(&w->queued, 1);
+        (void)ecs__add_fetch_sc(&w->queued, 1);
     }
 }
 /* A system with partners finished: parked partners that nothing blocks any
@@ -5828,10 +5988,10 @@ static int ecs__worker_main(void *arg) {
         }
         if (again) continue;
         ecs__mtx_lock(&w->park_lock);
-        atomic_fetch_add(&w->sleepers, 1);
-        while (!w->quit && (!atomic_load(&w->queued) || ecs__load(&w->hold)))
+        (void)ecs__add_fetch_sc(&w->sleepers, 1);
+        while (!w->quit && (!ecs__load_sc(&w->queued) || ecs__load(&w->hold)))
             ecs__cnd_wait(&w->park, &w->park_lock);
-        atomic_fetch_sub(&w->sleepers, 1);
+        (void)ecs__sub_fetch_sc(&w->sleepers, 1);
         bool quit = w->quit;
         ecs__mtx_unlock(&w->park_lock);
         if (quit) return 0;
@@ -5857,10 +6017,10 @@ static void ecs__main_wait(ecs_world *w) {
         ECS__PAUSE();
     }
     ecs__mtx_lock(&w->park_lock);
-    atomic_store(&w->main_sleeping, 1);
-    while (!atomic_load(&w->queued) && !atomic_load(&w->main_queued) && atomic_load(&w->remaining))
+    ecs__store_sc(&w->main_sleeping, 1);
+    while (!ecs__load_sc(&w->queued) && !ecs__load_sc(&w->main_queued) && ecs__load_sc(&w->remaining))
         ecs__cnd_wait(&w->main_park, &w->park_lock);
-    atomic_store(&w->main_sleeping, 0);
+    ecs__store_sc(&w->main_sleeping, 0);
     ecs__mtx_unlock(&w->park_lock);
 }
 #endif

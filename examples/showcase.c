@@ -459,9 +459,13 @@ static void print_schedule(ecs_world *w, const App *a) {
 }
 
 static double now_s(void) {
+#ifdef _WIN32   /* msvcrt has no timespec_get, and its clock() is wall time */
+    return (double)clock() / CLOCKS_PER_SEC;
+#else
     struct timespec ts;
     timespec_get(&ts, TIME_UTC);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#endif
 }
 
 /* FNV-1a over every entity's handle, tags and component bytes, in query order. */

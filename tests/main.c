@@ -23,6 +23,7 @@ void suite_validation(void);
 void suite_hooks(void);
 void suite_stress(void);
 void suite_snapshot(void);
+void suite_rollback(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -49,6 +50,7 @@ int main(int argc, char **argv) {
     suite_hooks();
     suite_stress();
     suite_snapshot();
+    suite_rollback();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }

@@ -64,11 +64,48 @@ static inline long test_scaled(long n, long min) {
 static inline double test_spin_len(double us) {   /* full at --scale >= 100, shorter below */
     return test_g.scale_pct >= 100 ? us : us * (double)test_g.scale_pct / 100.0;
 }
+#ifdef _WIN32   /* (msvcrt has no timespec_get; this also checks that ecs.h's own Win32
+                   declarations agree with <windows.h> in one file) */
+#  ifndef WIN32_LEAN_AND_MEAN
+#    define WIN32_LEAN_AND_MEAN
+#  endif
+#  include <windows.h>
+static inline double test_now_us(void) {
+    LARGE_INTEGER c, f;
+    QueryPerformanceCounter(&c);
+    QueryPerformanceFrequency(&f);
+    return (double)c.QuadPart * 1e6 / (double)f.QuadPart;
+}
+#else
+#  include <time.h>
 static inline double test_now_us(void) {
     struct timespec ts;
     timespec_get(&ts, TIME_UTC);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
+#endif
+/* Bit helpers without compiler builtins. */
+static inline int test_ctz64(unsigned long long x) {
+    int n = 0;
+    if (!x) return 64;
+    while (!(x & 1)) { x >>= 1; n++; }
+    return n;
+}
+static inline int test_popcount64(unsigned long long x) {
+    int n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
+/* An identity for the calling OS thread: the address of a thread-local. */
+static inline const void *test_thread_id(void) {
+    static _Thread_local char here;
+    return &here;
+}
+#if defined(__GNUC__) || defined(__clang__)
+#  define TEST_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define TEST_PRINTF(f, a)
+#endif
 static inline void test_spin_us(double us) {   /* a busy wait, to widen race windows */
     if (us <= 0) return;
     double end = test_now_us() + us;

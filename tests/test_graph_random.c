@@ -226,12 +226,12 @@ static void gr_run_order(const gr_ref *x, int n, int *pos) {
         for (int v = 0; v < n; v++) {
             if (placed >> v & 1) continue;
             uint64_t members = gr_scc_of(x->dreach, n, v);
-            if (__builtin_ctzll(members) != v) continue;   /* one visit per component: its first */
+            if (test_ctz64(members) != v) continue;   /* one visit per component: its first */
             uint64_t out = 0;
             for (int u = 0; u < n; u++) if (members >> u & 1) out |= x->adj[u];
             if ((out & ~members & ~placed) == 0 && v > best) { best = v; best_members = members; }
         }
-        place -= __builtin_popcountll(best_members);
+        place -= test_popcount64(best_members);
         int k = place;
         for (int u = 0; u < n; u++) if (best_members >> u & 1) pos[u] = k++;
         placed |= best_members;
@@ -377,7 +377,7 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
         if (!(on_cycle >> v & 1)) cyclic++;
         on_cycle |= gr_scc(x, n, v);
     }
-    for (int a = 0; a < n; a++) races += __builtin_popcountll(x->race[a]);
+    for (int a = 0; a < n; a++) races += test_popcount64(x->race[a]);
     int expected = cyclic + races;
     if (res != (expected ? ECS_ERR_INVALID_GRAPH : ECS_OK) || rep.count != expected)
         return gr_failf(f, GR_RESULT, "ecs_validate = %s with %d problems; expected %s with %d (%d cycles, %d races)",
@@ -433,7 +433,7 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
                                 a >= 0 && a < b && b < n && (races_seen[a] >> b & 1) ? " (reported twice)" : "");
             races_seen[a] |= 1ull << b;
             uint32_t contested = (gr_writes_into(x, a, b) | gr_writes_into(x, b, a)) & ~1u;
-            ecs_id id = contested ? (ecs_id)__builtin_ctz(contested) : 0;
+            ecs_id id = contested ? (ecs_id)test_ctz64(contested) : 0;
             /* id 0 (only exclusivity conflicts): both write the virtual id,
                i.e. both are EXCLUSIVE */
             bool ww = (gr_writes_into(x, a, b) & gr_writes_into(x, b, a)) >> id & 1;
@@ -452,7 +452,7 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
                         (unsigned long long)cycles_seen, (unsigned long long)on_cycle);
     for (int a = 0; a < n; a++)
         if (races_seen[a] != x->race[a]) {
-            int b = __builtin_ctzll(races_seen[a] ^ x->race[a]);
+            int b = test_ctz64(races_seen[a] ^ x->race[a]);
             return gr_failf(f, GR_RACE_MISSING, "RACE s%d s%d not reported", a, b);
         }
     uint64_t notes_seen[GR_MAXN] = {0};
@@ -468,7 +468,7 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
     }
     for (int a = 0; a < n; a++)
         if (notes_seen[a] != x->note[a])
-            return gr_failf(f, GR_NOTE, "note s%d before s%d missing", a, __builtin_ctzll(notes_seen[a] ^ x->note[a]));
+            return gr_failf(f, GR_NOTE, "note s%d before s%d missing", a, test_ctz64(notes_seen[a] ^ x->note[a]));
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) {
             bool got = ecs_system_precedes(w, (ecs_system)(a + 1), (ecs_system)(b + 1));
@@ -489,7 +489,7 @@ static bool gr_check(const gr_graph *g, ecs_order order, gr_fail *f) {
     bool ok = gr_check_world(w, g, &x, f);
     ecs_world_free(w);
     if (ok) {
-        for (int a = 0; a < g->n; a++) gr_stat_races[order] += __builtin_popcountll(x.race[a]);
+        for (int a = 0; a < g->n; a++) gr_stat_races[order] += test_popcount64(x.race[a]);
         gr_stat_inferred[order] += x.inferred;
         bool valid = true;
         for (int a = 0; a < g->n; a++) valid &= !x.race[a] && !(x.reach[a] >> a & 1);

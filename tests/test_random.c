@@ -2,25 +2,41 @@
 
    About a million random operations (scaled by --scale PCT) run against ecs.h
    and against a plain model of the world kept in this file: per entity an
-   alive flag, a bitmask of ids and the value bytes of each component. Every
-   return value and error code is compared, and so is every batch of every
-   query iteration; every RT_CHECK_EVERY operations the whole world is compared.
+   alive flag, a bitmask of ids, the value bytes of each component, its parent
+   and its children in attach order. Every return value and error code is
+   compared, and so is every batch of every query iteration; every
+   RT_CHECK_EVERY operations the whole world is compared.
+
+   Hooks: two components have lifecycle hooks and a component and a tag event
+   hooks (RT_OWN, RT_PAT, RT_EVENTS). The model predicts the values ctors
+   write, and the exact sequence of on_add / on_set / on_remove calls with the
+   values they see, immediate or applied from a buffer or defer block (both
+   apply in recording order); after every operation the sequences must match
+   and constructed - destroyed values must equal the model's live values.
+   RT_OWN owns a malloc'd buffer and checks in every hook that its value was
+   constructed and not destroyed since, so ASan sees a double destroy or leak.
 
    The model never predicts handle values: it maps the handles the library
-   returns to model slots. Entities that appear at apply time (command buffers,
-   defer blocks, create_many without out) are found with a full query and
-   matched to the model's new entities by content; entities with equal content
-   are interchangeable, so any match is right.
+   returns to model slots. Defer mode's ecs_create gives the final handle.
+   Entities that appear at apply time without one (command buffers,
+   create_many without out) are named by their first hook call, then through
+   a named parent (their place in ecs_children) or child (ecs_get_parent); the
+   rest, whole trees of new entities, are found with a full query and matched
+   by content, subtrees included; entities with equal content are
+   interchangeable, so any match is right.
 
    The operations: create, create_many (random id lists with duplicates),
-   destroy, add, remove, set, get, get_mut (writing through it), has,
-   is_alive, count; command buffers (a short one applied at once, a long one
-   filled across many operations) with pending handles and targets destroyed
-   before the command applies; nested defer blocks; seven fixed queries with
-   AND/NOT/OPTIONAL terms, iterated plainly, writing through fields, in defer
-   mode, left early with ecs_iter_fini, or probed with structural calls that
-   must be ECS_ERR_BUSY exactly when they touch the locked table; and bad
-   calls (destroyed, 0 and forged handles, unknown ids, NULL values, bad query
+   destroy (children first, depth first), add, remove, set, get, get_mut
+   (writing through it), has, is_alive, count, set_parent (detaching,
+   re-attaching, loops and dead handles that must fail), get_parent and
+   children; command buffers (a short one applied at once, a long one filled
+   across many operations) with pending handles on either side of set_parent
+   and targets destroyed before the command applies; nested defer blocks;
+   seven fixed queries with AND/NOT/OPTIONAL terms, iterated plainly, writing
+   through fields, in defer mode, left early with ecs_iter_fini, or probed
+   with structural calls that must be ECS_ERR_BUSY exactly when they touch the
+   locked table (a destroy: anywhere in its subtree); and bad calls
+   (destroyed, 0 and forged handles, unknown ids, NULL values, bad query
    terms, another buffer's pending handle) that must fail and change nothing.
 
    Several independent sub-runs, each on its own world: sub-run 0 uses the
@@ -30,6 +46,7 @@
 #include "test.h"
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define RT_RUNS 4
@@ -44,6 +61,7 @@
 #define RT_NQ 7
 #define RT_DEAD (-1)           /* rt_hget: the handle was destroyed */
 #define RT_ABSENT (-2)         /* rt_hget: the library never returned the handle */
+#define RT_NONE (-1)           /* no parent, child or sibling slot */
 
 /* Recording a command on a handle that is already dead. The contract lists
    no STALE among the recording errors and drops a command whose target is
@@ -61,15 +79,29 @@
 #endif
 
 typedef struct { _Alignas(32) unsigned char b[32]; } rt_a32;
+/* Owns buf (holding RT_MAGIC while the value is constructed). The model keeps
+   b only: where buf points is the library's business. */
+typedef struct rt_own { unsigned char *buf; unsigned char b[16]; } rt_own;
+#define RT_MAGIC 0x5EC0DE51u
+#define RT_OWN_B offsetof(rt_own, b)
 
 /* Model index k (0..RT_NID-1): components first, then tags. */
 static const struct rt_comp { const char *name; size_t size, align, off; } rt_comps[RT_NID] = {
     {"rt_u8", 1, 1, 0},     {"rt_odd3", 3, 0, 1},  {"rt_u32", 4, 4, 4},
-    {"rt_u64", 8, 8, 8},    {"rt_vec3", 12, 4, 16}, {"rt_24", 24, 8, 28},
+    {"rt_u64", 8, 8, 8},    {"rt_vec3", 12, 4, 16}, {"rt_own", sizeof(rt_own), _Alignof(rt_own), 28},
     {"rt_64", 64, 8, 52},   {"rt_a32", sizeof(rt_a32), _Alignof(rt_a32), 116},
     {"rt_tag_a", 0, 0, 0},  {"rt_tag_b", 0, 0, 0}, {"rt_tag_c", 0, 0, 0}};
 #define RT_A32 7
 _Static_assert(116 + sizeof(rt_a32) <= RT_VSTRIDE, "model value block too small");
+_Static_assert(28 + sizeof(rt_own) <= 52, "rt_own overlaps rt_64 in the model");
+
+/* Hooked ids: RT_OWN has ctor, dtor, copy and move; RT_PAT a ctor (a
+   pattern) and a dtor, with the default move and copy; RT_EVENTS log
+   on_add, on_set (components only) and on_remove. */
+#define RT_OWN 5
+#define RT_PAT 3
+#define RT_EVENTS (1u << 2 | 1u << RT_OWN | 1u << 9)
+enum { RT_EV_ADD, RT_EV_SET, RT_EV_REMOVE };
 
 /* Fixed queries as {model id, oper, access}; query 0 has no terms. */
 static const struct { int nt; int t[5][3]; } rt_fixed[RT_NQ] = {
@@ -89,13 +121,15 @@ typedef struct rt_q {
     uint16_t all, none;        /* masks of the AND and NOT ids */
 } rt_q;
 
-enum { RT_CREATE, RT_DESTROY, RT_ADD, RT_REMOVE, RT_SET };
+enum { RT_CREATE, RT_DESTROY, RT_ADD, RT_REMOVE, RT_SET, RT_PARENT };
 
 /* One recorded command. The target is a pending index of the list, or a handle
-   (looked up when the command applies, so a target that died meanwhile drops). */
+   (looked up when the command applies, so a target that died meanwhile drops);
+   so is set_parent's parent (neither: detach). A create through the
+   defer-mode ecs_create is named: its handle is the final one. */
 typedef struct rt_cmd {
-    int kind, k, pend;
-    ecs_entity h;
+    int kind, k, pend, ppend, named;
+    ecs_entity h, ph;
     unsigned char v[64];
 } rt_cmd;
 
@@ -108,7 +142,14 @@ typedef struct rt_list {
     size_t np, pcap;
 } rt_list;
 
-typedef struct rt {
+typedef struct rt rt;
+typedef struct rt_hctx { rt *r; int k; } rt_hctx;   /* a hooked id's ctx */
+/* A hook call: the library's by handle, the model's by slot (and handle if
+   it had one then); v holds the bytes the model keeps of the value. */
+typedef struct rt_ev { ecs_entity e; uint32_t s; int k, kind; unsigned char v[16]; } rt_ev;
+typedef struct rt_log { rt_ev *ev; size_t n, cap; } rt_log;
+
+struct rt {
     ecs_world *w;
     unsigned long long rng, seed;
     int run;
@@ -122,6 +163,7 @@ typedef struct rt {
     unsigned char *alive, *val;
     uint32_t *livepos, *stamp, *live, *freel, *grave, *unnamed;
     uint32_t cap, nslots, nlive, nfree, ngrave, nunnamed, stamp_now;
+    int32_t *par, *kid0, *kidn, *sibn, *sibp;   /* parent, first and last child, siblings */
     int in_sim;                /* slots killed now go to grave, reused after rt_settle */
     /* every handle ever returned -> model slot, or RT_DEAD */
     uint64_t *hk;
@@ -135,14 +177,21 @@ typedef struct rt {
     ecs_commands *cbs, *cbl;   /* a reused short buffer; a long-lived one */
     rt_list Ls, Ll, Ld, Lq, Lp;
     unsigned char scribble[64];
-    ecs_entity *scratch;
+    ecs_entity *scratch, *kids;
     uint32_t *rows;
-    size_t scratch_cap, rows_cap;
-} rt;
+    size_t scratch_cap, rows_cap, kids_cap;
+    /* hooks */
+    rt_hctx hc[RT_NID];
+    ecs_component_desc desc[RT_NID];
+    rt_log got, want;          /* hook calls since the last rt_events_check */
+    long made[RT_NID], unmade[RT_NID], copies, want_copies;
+    uint32_t nval[RT_NID];     /* the model's live values (or tags) of each id */
+    char hook_err[256];        /* the first thing a hook found wrong */
+};
 
 /* ---- failure ------------------------------------------------------------- */
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+TEST_PRINTF(4, 5)
 #endif
 static _Noreturn void rt_fail(rt *r, int line, const char *cond, const char *fmt, ...) {
     va_list ap;
@@ -183,6 +232,119 @@ static ecs_id rt_bad_id(rt *r) { return rt_below(r, 2) ? 0 : ecs_id_count(r->w) 
 static void rt_has_error_text(rt *r) {
     const char *msg = ecs_last_error(r->w);
     RT_EXPECT(msg && *msg, "a failed call left no ecs_last_error text");
+}
+static size_t rt_lo(int k) { return k == RT_OWN ? RT_OWN_B : 0; }   /* the model keeps [lo, size) */
+static uint64_t rt_mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
+
+/* ---- hooks: they record what they see and never leave the library early --- */
+/* What a ctor writes into a new value v (zeroed before, in the model). */
+static void rt_pattern(int k, unsigned char *v) {
+    if (k == RT_OWN) for (int j = 0; j < 16; j++) v[RT_OWN_B + (size_t)j] = (unsigned char)(0xC0 + j);
+    if (k == RT_PAT) for (int j = 0; j < 8; j++) v[j] = (unsigned char)(0x70 + j);
+}
+static void rt_ev_bytes(int k, const unsigned char *v, unsigned char out[16]) {
+    size_t lo = rt_lo(k), n = rt_comps[k].size - lo;
+    memset(out, 0, 16);
+    if (v) memcpy(out, v + lo, n < 16 ? n : 16);
+}
+static void rt_log_push(rt_log *g, const rt_ev *ev) {
+    if (g->n == g->cap) { g->cap = g->cap ? g->cap * 2 : 256; g->ev = rt_grow(g->ev, g->cap, sizeof *g->ev); }
+    g->ev[g->n++] = *ev;
+}
+#if defined(__GNUC__)
+TEST_PRINTF(2, 3)
+#endif
+static void rt_hook_fail(rt *r, const char *fmt, ...) {
+    va_list ap;
+    if (r->hook_err[0]) return;
+    va_start(ap, fmt);
+    vsnprintf(r->hook_err, sizeof r->hook_err, fmt, ap);
+    va_end(ap);
+}
+/* Constructed and not destroyed: dtor and move leave 0xDD bytes behind. */
+static int rt_own_ok(const rt_own *o) {
+    uintptr_t poison;
+    uint32_t m;
+    memset(&poison, 0xDD, sizeof poison);
+    if (!o->buf || (uintptr_t)o->buf == poison) return 0;
+    memcpy(&m, o->buf, sizeof m);
+    return m == RT_MAGIC;
+}
+static void rt_own_ctor(void *p, int n, void *ctx) {
+    rt_hctx *h = (rt_hctx *)ctx;
+    rt_own *o = (rt_own *)p;
+    const uint32_t m = RT_MAGIC;
+    for (int i = 0; i < n; i++) {
+        o[i].buf = malloc(sizeof m);
+        if (!o[i].buf) { fprintf(stderr, "test_random: out of memory\n"); abort(); }
+        memcpy(o[i].buf, &m, sizeof m);
+        rt_pattern(RT_OWN, (unsigned char *)&o[i]);
+    }
+    h->r->made[h->k] += n;
+}
+static void rt_own_dtor(void *p, int n, void *ctx) {
+    rt_hctx *h = (rt_hctx *)ctx;
+    rt_own *o = (rt_own *)p;
+    for (int i = 0; i < n; i++) {
+        if (rt_own_ok(&o[i])) { memset(o[i].buf, 0, sizeof(uint32_t)); free(o[i].buf); }
+        else rt_hook_fail(h->r, "dtor of an rt_own value that is not constructed");
+        memset(&o[i], 0xDD, sizeof o[i]);
+    }
+    h->r->unmade[h->k] += n;
+}
+/* src is any value given to ecs_set (the test's random bytes, any
+   alignment): only its b is taken, as bytes. */
+static void rt_own_copy(void *dst, const void *src, int n, void *ctx) {
+    rt_hctx *h = (rt_hctx *)ctx;
+    rt_own *d = (rt_own *)dst;
+    for (int i = 0; i < n; i++) {
+        if (!rt_own_ok(&d[i])) rt_hook_fail(h->r, "copy into an rt_own value that is not constructed");
+        memcpy(d[i].b, (const unsigned char *)src + (size_t)i * sizeof *d + RT_OWN_B, sizeof d[i].b);
+    }
+    h->r->copies += n;
+}
+static void rt_own_move(void *dst, const void *src, int n, void *ctx) {   /* src is left raw */
+    rt_hctx *h = (rt_hctx *)ctx;
+    rt_own *s = (rt_own *)src;
+    for (int i = 0; i < n; i++)
+        if (!rt_own_ok(&s[i])) rt_hook_fail(h->r, "move of an rt_own value that is not constructed");
+    memcpy(dst, s, (size_t)n * sizeof *s);
+    memset(s, 0xDD, (size_t)n * sizeof *s);
+}
+static void rt_pat_ctor(void *p, int n, void *ctx) {
+    rt_hctx *h = (rt_hctx *)ctx;
+    for (int i = 0; i < n; i++) rt_pattern(RT_PAT, (unsigned char *)p + (size_t)i * rt_comps[RT_PAT].size);
+    h->r->made[h->k] += n;
+}
+static void rt_pat_dtor(void *p, int n, void *ctx) {
+    (void)p;
+    rt_hctx *h = (rt_hctx *)ctx;
+    h->r->unmade[h->k] += n;
+}
+static void rt_event(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx, int kind) {
+    static const char *const names[] = {"on_add", "on_set", "on_remove"};
+    rt_hctx *h = (rt_hctx *)ctx;
+    rt *r = h->r;
+    int k = h->k;
+    rt_ev ev = {e, 0, k, kind, {0}};
+    if (id != r->id[k] || !ecs_is_alive(w, e) || !ecs_has(w, e, id))
+        rt_hook_fail(r, "%s of id %d on %#llx: another id, or the entity is dead or lacks it",
+                     names[kind], k, RT_H(e));
+    if ((v != NULL) != rt_is_comp(k))
+        rt_hook_fail(r, "%s of id %d on %#llx: value %p", names[kind], k, RT_H(e), v);
+    if (k == RT_OWN && v && !rt_own_ok((const rt_own *)v))
+        rt_hook_fail(r, "%s of id %d on %#llx: the value is not constructed", names[kind], k, RT_H(e));
+    rt_ev_bytes(k, (const unsigned char *)v, ev.v);
+    rt_log_push(&r->got, &ev);
+}
+static void rt_on_add(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
+    rt_event(w, e, id, v, ctx, RT_EV_ADD);
+}
+static void rt_on_set(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
+    rt_event(w, e, id, v, ctx, RT_EV_SET);
+}
+static void rt_on_remove(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
+    rt_event(w, e, id, v, ctx, RT_EV_REMOVE);
 }
 
 /* ---- handle map: open addressing, never deletes ------------------------- */
@@ -227,6 +389,20 @@ static void rt_adopt(rt *r, uint32_t s, ecs_entity h) {
     r->hnd[s] = h;
     rt_hput(r, h, (int32_t)s);
 }
+static void rt_dead_push(rt *r, ecs_entity h) {
+    r->dead[r->deadpos] = h;
+    r->deadpos = (r->deadpos + 1) % RT_DEAD_RING;
+    if (r->ndead < RT_DEAD_RING) r->ndead++;
+}
+/* Names slot s, made at apply time, after the fact: it may have died there. */
+static void rt_name(rt *r, uint32_t s, ecs_entity h) {
+    if (r->alive[s]) { rt_adopt(r, s, h); return; }
+    RT_EXPECT(h != 0 && rt_hget(r, h) == RT_ABSENT,
+              "an entity made and destroyed by one apply had the known handle %#llx", RT_H(h));
+    r->hnd[s] = h;
+    rt_hput(r, h, RT_DEAD);
+    rt_dead_push(r, h);
+}
 /* A live model entity with no ids; h 0 = unnamed until rt_settle finds it. */
 static uint32_t rt_slot_new(rt *r, ecs_entity h) {
     uint32_t s;
@@ -244,39 +420,104 @@ static uint32_t rt_slot_new(rt *r, ecs_entity h) {
             r->freel = rt_grow(r->freel, c, sizeof(uint32_t));
             r->grave = rt_grow(r->grave, c, sizeof(uint32_t));
             r->unnamed = rt_grow(r->unnamed, c, sizeof(uint32_t));
+            r->par = rt_grow(r->par, c, sizeof(int32_t));
+            r->kid0 = rt_grow(r->kid0, c, sizeof(int32_t));
+            r->kidn = rt_grow(r->kidn, c, sizeof(int32_t));
+            r->sibn = rt_grow(r->sibn, c, sizeof(int32_t));
+            r->sibp = rt_grow(r->sibp, c, sizeof(int32_t));
             r->cap = c;
         }
         s = r->nslots++;
     }
     r->hnd[s] = 0; r->mask[s] = 0; r->alive[s] = 1; r->stamp[s] = 0;
+    r->par[s] = r->kid0[s] = r->kidn[s] = r->sibn[s] = r->sibp[s] = RT_NONE;
     r->livepos[s] = r->nlive;
     r->live[r->nlive++] = s;
     if (h) rt_adopt(r, s, h);
     else r->unnamed[r->nunnamed++] = s;
     return s;
 }
+/* A hook call the library must make now: for slot s, with its value now. */
+static void rt_emit(rt *r, uint32_t s, int k, int kind) {
+    if (!(RT_EVENTS >> k & 1)) return;
+    rt_ev ev = {r->hnd[s], s, k, kind, {0}};
+    if (rt_is_comp(k)) rt_ev_bytes(k, rt_val(r, s, k), ev.v);
+    rt_log_push(&r->want, &ev);
+}
+static void rt_unlink(rt *r, uint32_t c) {
+    int32_t p = r->par[c];
+    if (p == RT_NONE) return;
+    if (r->sibp[c] != RT_NONE) r->sibn[r->sibp[c]] = r->sibn[c]; else r->kid0[p] = r->sibn[c];
+    if (r->sibn[c] != RT_NONE) r->sibp[r->sibn[c]] = r->sibp[c]; else r->kidn[p] = r->sibp[c];
+    r->par[c] = r->sibn[c] = r->sibp[c] = RT_NONE;
+}
+/* c's parent becomes p (RT_NONE: none), c the last of p's children. */
+static void rt_m_parent(rt *r, uint32_t c, int32_t p) {
+    rt_unlink(r, c);
+    if (p == RT_NONE) return;
+    r->par[c] = p;
+    r->sibp[c] = r->kidn[p];
+    if (r->kidn[p] != RT_NONE) r->sibn[r->kidn[p]] = (int32_t)c; else r->kid0[p] = (int32_t)c;
+    r->kidn[p] = (int32_t)c;
+}
+/* a is s or an ancestor of s: making s a's parent would be a loop. */
+static int rt_above(const rt *r, uint32_t a, uint32_t s) {
+    for (int32_t x = (int32_t)s; x != RT_NONE; x = r->par[x]) if (x == (int32_t)a) return 1;
+    return 0;
+}
+/* One entity goes: on_remove in id order (ids grow with k), then it leaves
+   its parent's list (its children are gone by now). */
 static void rt_kill(rt *r, uint32_t s) {
+    for (int k = 0; k < RT_NID; k++) {
+        if (!(r->mask[s] >> k & 1)) continue;
+        rt_emit(r, s, k, RT_EV_REMOVE);
+        r->nval[k]--;
+    }
+    rt_unlink(r, s);
     uint32_t p = r->livepos[s], last = r->live[--r->nlive];
     r->live[p] = last; r->livepos[last] = p;
     r->alive[s] = 0;
     if (r->hnd[s]) {
         rt_hput(r, r->hnd[s], RT_DEAD);
-        r->dead[r->deadpos] = r->hnd[s];
-        r->deadpos = (r->deadpos + 1) % RT_DEAD_RING;
-        if (r->ndead < RT_DEAD_RING) r->ndead++;
+        rt_dead_push(r, r->hnd[s]);
     }
     if (r->in_sim) r->grave[r->ngrave++] = s;
     else r->freel[r->nfree++] = s;
 }
+/* ecs_destroy: the children first, depth first, in attach order. */
+static void rt_destroy(rt *r, uint32_t s) {
+    while (r->kid0[s] != RT_NONE) rt_destroy(r, (uint32_t)r->kid0[s]);
+    rt_kill(r, s);
+}
 static void rt_m_add(rt *r, uint32_t s, int k) {
     if (r->mask[s] >> k & 1) return;
     r->mask[s] |= (uint16_t)(1u << k);
-    if (rt_is_comp(k)) memset(rt_val(r, s, k), 0, rt_comps[k].size);
+    r->nval[k]++;
+    if (rt_is_comp(k)) {
+        memset(rt_val(r, s, k), 0, rt_comps[k].size);
+        rt_pattern(k, rt_val(r, s, k));
+    }
+    rt_emit(r, s, k, RT_EV_ADD);
 }
-static void rt_m_remove(rt *r, uint32_t s, int k) { r->mask[s] &= (uint16_t)~(1u << k); }
+static void rt_m_remove(rt *r, uint32_t s, int k) {
+    if (!(r->mask[s] >> k & 1)) return;
+    rt_emit(r, s, k, RT_EV_REMOVE);
+    r->mask[s] &= (uint16_t)~(1u << k);
+    r->nval[k]--;
+}
+/* ecs_set: a missing id is added first (on_add sees the constructed value). */
 static void rt_m_set(rt *r, uint32_t s, int k, const unsigned char *v) {
-    r->mask[s] |= (uint16_t)(1u << k);
-    if (rt_is_comp(k)) memcpy(rt_val(r, s, k), v, rt_comps[k].size);
+    rt_m_add(r, s, k);
+    if (!rt_is_comp(k)) return;
+    memcpy(rt_val(r, s, k), v, rt_comps[k].size);
+    r->want_copies += k == RT_OWN;
+    rt_emit(r, s, k, RT_EV_SET);
+}
+/* Random bytes written through a value pointer p, and into the model. */
+static void rt_write(rt *r, unsigned char *p, uint32_t s, int k) {
+    size_t lo = rt_lo(k), n = rt_comps[k].size - lo;
+    rt_fill(r, p + lo, n);
+    memcpy(rt_val(r, s, k) + lo, p + lo, n);
 }
 
 /* ---- checks against the library ----------------------------------------- */
@@ -286,6 +527,11 @@ static void rt_check_ptr(rt *r, const void *p, uint32_t s, int k, const char *wh
     if (k == RT_A32) {
         const rt_a32 *a = (const rt_a32 *)p;   /* a typed access, for UBSan */
         RT_EXPECT(memcmp(a->b, rt_val(r, s, k), sizeof a->b) == 0,
+                  "%s of id %d of %#llx differs from the model", what, k, RT_H(r->hnd[s]));
+    } else if (k == RT_OWN) {
+        const rt_own *o = (const rt_own *)p;
+        RT_EXPECT(rt_own_ok(o), "%s of id %d of %#llx is not a constructed value", what, k, RT_H(r->hnd[s]));
+        RT_EXPECT(memcmp(o->b, rt_val(r, s, k) + RT_OWN_B, sizeof o->b) == 0,
                   "%s of id %d of %#llx differs from the model", what, k, RT_H(r->hnd[s]));
     } else {
         RT_EXPECT(memcmp(p, rt_val(r, s, k), rt_comps[k].size) == 0,
@@ -302,6 +548,26 @@ static void rt_check_get(rt *r, uint32_t s, int k) {
                   RT_H(r->hnd[s]), k, r->mask[s]);
     }
 }
+static void rt_kids_reserve(rt *r, size_t n) {
+    if (n > r->kids_cap) { r->kids_cap = n * 2; r->kids = rt_grow(r->kids, r->kids_cap, sizeof *r->kids); }
+}
+/* s's parent, and its children in attach order, sometimes into a short out. */
+static void rt_check_rel(rt *r, uint32_t s) {
+    ecs_entity e = r->hnd[s], p = ecs_get_parent(r->w, e);
+    ecs_entity want = r->par[s] == RT_NONE ? 0 : r->hnd[r->par[s]];
+    RT_EXPECT(p == want, "ecs_get_parent(%#llx) = %#llx, the model has %#llx", RT_H(e), RT_H(p), RT_H(want));
+    size_t n = 0, i = 0;
+    for (int32_t c = r->kid0[s]; c != RT_NONE; c = r->sibn[c]) n++;
+    rt_kids_reserve(r, n + 1);
+    size_t cap = n && rt_below(r, 4) == 0 ? rt_below(r, (unsigned)n) : n;
+    r->kids[cap] = ~(ecs_entity)0;
+    size_t got = ecs_children(r->w, e, r->kids, cap);
+    RT_EXPECT(got == n, "ecs_children(%#llx) = %zu, the model has %zu", RT_H(e), got, n);
+    RT_EXPECT(r->kids[cap] == ~(ecs_entity)0, "ecs_children(%#llx) wrote past cap %zu", RT_H(e), cap);
+    for (int32_t c = r->kid0[s]; c != RT_NONE && i < cap; c = r->sibn[c], i++)
+        RT_EXPECT(r->kids[i] == r->hnd[c], "child %zu of %#llx is %#llx, the model has %#llx", i, RT_H(e),
+                  RT_H(r->kids[i]), RT_H(r->hnd[c]));
+}
 static void rt_check_ent(rt *r, uint32_t s) {
     ecs_entity e = r->hnd[s];
     RT_EXPECT(ecs_is_alive(r->w, e), "live entity %#llx is not alive", RT_H(e));
@@ -311,12 +577,41 @@ static void rt_check_ent(rt *r, uint32_t s) {
                   RT_H(e), k, has, r->mask[s]);
         rt_check_get(r, s, k);
     }
+    rt_check_rel(r, s);
 }
 static void rt_check_dead(rt *r, ecs_entity e) {
     RT_EXPECT(!ecs_is_alive(r->w, e), "destroyed handle %#llx is alive", RT_H(e));
     int k = (int)rt_below(r, RT_NID);
     RT_EXPECT(!ecs_has(r->w, e, r->id[k]), "ecs_has on destroyed %#llx is true", RT_H(e));
     RT_EXPECT(ecs_get(r->w, e, r->id[k]) == NULL, "ecs_get on destroyed %#llx", RT_H(e));
+    RT_EXPECT(ecs_get_parent(r->w, e) == 0 && ecs_children(r->w, e, NULL, 0) == 0,
+              "destroyed %#llx has a parent or children", RT_H(e));
+}
+/* The hook calls since the last check against the model's, in order
+   (naming entities made at apply time by their first call), and the value
+   counts: constructed - destroyed = live, one copy per set of RT_OWN. */
+static void rt_events_check(rt *r) {
+    static const char *const names[] = {"on_add", "on_set", "on_remove"};
+    RT_EXPECT(!r->hook_err[0], "a hook saw %s", r->hook_err);
+    for (size_t i = 0; i < r->got.n && i < r->want.n; i++) {
+        const rt_ev *a = &r->got.ev[i], *b = &r->want.ev[i];
+        ecs_entity h = b->e ? b->e : r->hnd[b->s];
+        RT_EXPECT(a->k == b->k && a->kind == b->kind && (!h || a->e == h),
+                  "hook call %zu is %s of id %d on %#llx, the model expects %s of id %d on %#llx", i,
+                  names[a->kind], a->k, RT_H(a->e), names[b->kind], b->k, RT_H(h));
+        if (!h) rt_name(r, b->s, a->e);
+        RT_EXPECT(!memcmp(a->v, b->v, sizeof a->v), "hook call %zu (%s of id %d on %#llx) saw a value "
+                  "that differs from the model", i, names[a->kind], a->k, RT_H(a->e));
+    }
+    RT_EXPECT(r->got.n == r->want.n, "%zu hook calls, the model expects %zu", r->got.n, r->want.n);
+    r->got.n = r->want.n = 0;
+    static const int life[2] = {RT_PAT, RT_OWN};
+    for (int i = 0; i < 2; i++)
+        RT_EXPECT(r->made[life[i]] - r->unmade[life[i]] == (long)r->nval[life[i]], "id %d: %ld values "
+                  "constructed, %ld destroyed, the model has %u", life[i], r->made[life[i]],
+                  r->unmade[life[i]], r->nval[life[i]]);
+    RT_EXPECT(r->copies == r->want_copies, "%ld copies of rt_own values, the model expects %ld",
+              r->copies, r->want_copies);
 }
 static void rt_check_count(rt *r) {
     size_t n = ecs_count(r->w);
@@ -351,13 +646,23 @@ static size_t rt_simulate(rt *r, rt_list *L, size_t from, size_t to) {
     r->in_sim = 1;
     for (size_t i = from; i < to; i++) {
         const rt_cmd *c = &L->c[i];
-        if (c->kind == RT_CREATE) { L->pslot[c->pend] = (int32_t)rt_slot_new(r, 0); continue; }
+        if (c->kind == RT_CREATE) {
+            L->pslot[c->pend] = (int32_t)rt_slot_new(r, c->named ? L->ph[c->pend] : 0);
+            continue;
+        }
         int32_t s = c->pend >= 0 ? L->pslot[c->pend] : rt_hget(r, c->h);
         if (s < 0 || !r->alive[s]) { dropped++; continue; }
         switch (c->kind) {
-        case RT_DESTROY: rt_kill(r, (uint32_t)s); break;
+        case RT_DESTROY: rt_destroy(r, (uint32_t)s); break;
         case RT_ADD: rt_m_add(r, (uint32_t)s, c->k); break;
         case RT_REMOVE: rt_m_remove(r, (uint32_t)s, c->k); break;
+        case RT_PARENT: {   /* dropped if the parent is dead or it would make a loop */
+            int32_t p = c->ppend >= 0 ? L->pslot[c->ppend] : c->ph ? rt_hget(r, c->ph) : RT_NONE;
+            if ((c->ppend >= 0 || c->ph) && (p < 0 || !r->alive[p])) dropped++;
+            else if (p != RT_NONE && rt_above(r, (uint32_t)s, (uint32_t)p)) dropped++;
+            else rt_m_parent(r, (uint32_t)s, p);
+            break;
+        }
         default: rt_m_set(r, (uint32_t)s, c->k, c->v); break;
         }
     }
@@ -373,11 +678,72 @@ static void rt_scratch_push(rt *r, size_t *n, ecs_entity e) {
     r->scratch[(*n)++] = e;
 }
 
-/* Finds the entities that appeared without a known handle (unnamed model
-   slots) with a full query, and matches them to the model by content. */
+/* The handle of s from its named parent p's ecs_children. */
+static ecs_entity rt_child_handle(rt *r, uint32_t p, uint32_t s) {
+    size_t n = 0, at = 0;
+    for (int32_t c = r->kid0[p]; c != RT_NONE; c = r->sibn[c], n++) if (c == (int32_t)s) at = n;
+    rt_kids_reserve(r, n);
+    size_t got = ecs_children(r->w, r->hnd[p], r->kids, n);
+    RT_EXPECT(got == n, "ecs_children(%#llx) = %zu after an apply, the model has %zu", RT_H(r->hnd[p]), got, n);
+    return r->kids[at];
+}
+/* Names unnamed live slots through a named parent or child, until no more
+   can be; returns how many are left (whole trees of new entities). */
+static uint32_t rt_name_by_relatives(rt *r) {
+    uint32_t left;
+    int named;
+    do {
+        named = 0;
+        left = 0;
+        for (uint32_t i = 0; i < r->nunnamed; i++) {
+            uint32_t s = r->unnamed[i];
+            if (!r->alive[s] || r->hnd[s]) continue;
+            ecs_entity h = 0;
+            if (r->par[s] != RT_NONE && r->hnd[r->par[s]]) h = rt_child_handle(r, (uint32_t)r->par[s], s);
+            for (int32_t c = r->kid0[s]; !h && c != RT_NONE; c = r->sibn[c]) {
+                if (!r->hnd[c]) continue;
+                h = ecs_get_parent(r->w, r->hnd[c]);
+                RT_EXPECT(h != 0, "%#llx has no parent; the model's is a new entity", RT_H(r->hnd[c]));
+            }
+            if (h) { rt_name(r, s, h); named = 1; }
+            else left++;
+        }
+    } while (named && left);
+    return left;
+}
+/* A hash of the subtree of s (masks, kept value bytes, children in order),
+   in the model and in the library (r->kids as a stack from base). */
+static uint64_t rt_tree_model(rt *r, uint32_t s) {
+    uint64_t h = rt_mix(1469598103934665603ull, r->mask[s]), n = 0;
+    for (int k = 0; k < RT_NCOMP; k++)
+        if (r->mask[s] >> k & 1)
+            for (size_t b = rt_lo(k); b < rt_comps[k].size; b++) h = rt_mix(h, rt_val(r, s, k)[b]);
+    for (int32_t c = r->kid0[s]; c != RT_NONE; c = r->sibn[c], n++) h = rt_mix(h, rt_tree_model(r, (uint32_t)c));
+    return rt_mix(h, n);
+}
+static uint64_t rt_tree_lib(rt *r, ecs_entity e, size_t base) {
+    RT_EXPECT(base <= r->nlive, "the children of new entity %#llx make a loop", RT_H(e));
+    uint16_t m = 0;
+    for (int k = 0; k < RT_NID; k++) if (ecs_has(r->w, e, r->id[k])) m |= (uint16_t)(1u << k);
+    uint64_t h = rt_mix(1469598103934665603ull, m);
+    for (int k = 0; k < RT_NCOMP; k++) {
+        if (!(m >> k & 1)) continue;
+        const unsigned char *p = (const unsigned char *)ecs_get(r->w, e, r->id[k]);
+        RT_EXPECT(p != NULL, "ecs_get(%#llx, id %d) is NULL; ecs_has says it has it", RT_H(e), k);
+        for (size_t b = rt_lo(k); b < rt_comps[k].size; b++) h = rt_mix(h, p[b]);
+    }
+    size_t n = ecs_children(r->w, e, NULL, 0);
+    rt_kids_reserve(r, base + n + 1);
+    ecs_children(r->w, e, r->kids + base, n);
+    for (size_t i = 0; i < n; i++) h = rt_mix(h, rt_tree_lib(r, r->kids[base + i], base + n));
+    return rt_mix(h, n);
+}
+
+/* Names the model slots made at apply time: by their hook calls, their
+   relatives, and the rest by content, tree by tree, found with a full query. */
 static void rt_settle(rt *r) {
-    uint32_t want = 0;
-    for (uint32_t i = 0; i < r->nunnamed; i++) want += r->alive[r->unnamed[i]];
+    rt_events_check(r);
+    uint32_t want = rt_name_by_relatives(r);
     if (want) {
         size_t nu = 0;
         for (ecs_iter it = ecs_query_iter(r->w, r->q[0].q); ecs_query_next(&it);) {
@@ -387,29 +753,22 @@ static void rt_settle(rt *r) {
                 if (v == RT_ABSENT) rt_scratch_push(r, &nu, it.entities[i]);
             }
         }
-        RT_EXPECT(nu == want, "%zu new entities appeared, the model expects %u", nu, want);
+        RT_EXPECT(nu == want, "%zu new entities appeared unnamed, the model expects %u", nu, want);
         for (size_t j = 0; j < nu; j++) {
             ecs_entity e = r->scratch[j];
-            uint16_t m = 0;
-            for (int k = 0; k < RT_NID; k++)
-                if (ecs_has(r->w, e, r->id[k])) m |= (uint16_t)(1u << k);
+            if (ecs_get_parent(r->w, e)) continue;   /* named from its root below */
+            uint64_t th = rt_tree_lib(r, e, 0);
             uint32_t found = UINT32_MAX;
             for (uint32_t i = 0; i < r->nunnamed && found == UINT32_MAX; i++) {
                 uint32_t s = r->unnamed[i];
-                if (!r->alive[s] || r->hnd[s] || r->mask[s] != m) continue;
-                int same = 1;
-                for (int k = 0; k < RT_NCOMP && same; k++) {
-                    if (!(m >> k & 1)) continue;
-                    const void *p = ecs_get(r->w, e, r->id[k]);
-                    same = p && !memcmp(p, rt_val(r, s, k), rt_comps[k].size);
-                }
-                if (same) found = s;
+                if (r->alive[s] && !r->hnd[s] && r->par[s] == RT_NONE && rt_tree_model(r, s) == th) found = s;
             }
-            RT_EXPECT(found != UINT32_MAX,
-                      "new entity %#llx (mask %#x) matches none of the model's new entities",
-                      RT_H(e), m);
+            RT_EXPECT(found != UINT32_MAX, "new entity %#llx (with its children) matches none of the "
+                      "model's new entities", RT_H(e));
             rt_adopt(r, found, e);
         }
+        want = rt_name_by_relatives(r);
+        RT_EXPECT(want == 0, "%u of the model's new entities match no new entity", want);
     }
     r->nunnamed = 0;
     while (r->ngrave) r->freel[r->nfree++] = r->grave[--r->ngrave];
@@ -433,6 +792,31 @@ static int rt_pick_target(rt *r, rt_list *L, int *pend, ecs_entity *h) {
     return 0;
 }
 
+/* A random proper descendant of s, which has children. */
+static uint32_t rt_desc(rt *r, uint32_t s) {
+    uint32_t d = s;
+    do {
+        int32_t c = r->kid0[d];
+        for (unsigned n = rt_below(r, 4); n && r->sibn[c] != RT_NONE; n--) c = r->sibn[c];
+        d = (uint32_t)c;
+    } while (r->kid0[d] != RT_NONE && rt_below(r, 2));
+    return d;
+}
+
+/* The parent of a recorded set_parent: none (detach), a pending handle of L,
+   a dead entity, the child itself or one of its descendants (loops, dropped
+   if they still are when applied), or a live entity. */
+static void rt_pick_parent(rt *r, const rt_list *L, rt_cmd *cmd) {
+    unsigned x = rt_below(r, 20);
+    int32_t cs = cmd->pend < 0 ? rt_hget(r, cmd->h) : RT_NONE;
+    if (x < 3) return;
+    if (x < 8 && L->np) cmd->ppend = (int)rt_below(r, (unsigned)L->np);
+    else if (x < 9 && r->ndead) cmd->ph = r->dead[rt_below(r, r->ndead)];
+    else if (x < 10) { cmd->ppend = cmd->pend; cmd->ph = cmd->h; }
+    else if (x < 13 && cs >= 0 && r->kid0[cs] != RT_NONE) cmd->ph = r->hnd[rt_desc(r, (uint32_t)cs)];
+    else if (r->nlive) cmd->ph = r->hnd[rt_any_live(r)];
+}
+
 /* Records one random command in L: through buffer c, or through the immediate
    API in defer mode when c is NULL. forced != 0 fixes the target. */
 static void rt_record(rt *r, rt_list *L, ecs_commands *c, ecs_entity forced) {
@@ -440,8 +824,9 @@ static void rt_record(rt *r, rt_list *L, ecs_commands *c, ecs_entity forced) {
     rt_cmd cmd;
     unsigned x = rt_below(r, 100);
     memset(&cmd, 0, sizeof cmd);
-    cmd.kind = x < 14 ? RT_CREATE : x < 28 ? RT_DESTROY : x < 55 ? RT_ADD : x < 75 ? RT_REMOVE : RT_SET;
-    cmd.pend = -1;
+    cmd.kind = x < 13 ? RT_CREATE : x < 26 ? RT_DESTROY : x < 50 ? RT_ADD : x < 68 ? RT_REMOVE :
+               x < 88 ? RT_SET : RT_PARENT;
+    cmd.pend = cmd.ppend = -1;
     if (forced) {
         if (cmd.kind == RT_CREATE) cmd.kind = RT_ADD;
         cmd.h = forced;
@@ -452,10 +837,11 @@ static void rt_record(rt *r, rt_list *L, ecs_commands *c, ecs_entity forced) {
         ecs_entity p = c ? ecs_cmd_create(c) : ecs_create(w);
         RT_EXPECT(p != 0, "%s returned 0", c ? "ecs_cmd_create" : "ecs_create (deferred)");
         cmd.pend = rt_list_pend(L, p);
+        cmd.named = !c;
         rt_list_push(L, &cmd);
         return;
     }
-    ecs_entity e = cmd.pend >= 0 ? L->ph[cmd.pend] : cmd.h;
+    ecs_entity e = cmd.pend >= 0 ? L->ph[cmd.pend] : cmd.h, pe = 0;
     cmd.k = (int)rt_below(r, RT_NID);
     ecs_id id = r->id[cmd.k];
     unsigned char *tmp = r->scribble;
@@ -465,6 +851,11 @@ static void rt_record(rt *r, rt_list *L, ecs_commands *c, ecs_entity forced) {
     case RT_DESTROY: res = c ? ecs_cmd_destroy(c, e) : ecs_destroy(w, e); break;
     case RT_ADD: res = c ? ecs_cmd_add(c, e, id) : ecs_add(w, e, id); break;
     case RT_REMOVE: res = c ? ecs_cmd_remove(c, e, id) : ecs_remove(w, e, id); break;
+    case RT_PARENT:
+        rt_pick_parent(r, L, &cmd);
+        pe = cmd.ppend >= 0 ? L->ph[cmd.ppend] : cmd.ph;
+        res = c ? ecs_cmd_set_parent(c, e, pe) : ecs_set_parent(w, e, pe);
+        break;
     default:
         rt_fill(r, tmp, sizeof r->scribble);
         memcpy(cmd.v, tmp, sizeof cmd.v);
@@ -473,11 +864,15 @@ static void rt_record(rt *r, rt_list *L, ecs_commands *c, ecs_entity forced) {
         memset(tmp, 0xA5, sizeof r->scribble);   /* the value must have been copied */
         break;
     }
-    int dead = cmd.pend < 0 && rt_hget(r, cmd.h) < 0;
-    ecs_result want = !dead ? ECS_OK : c ? RT_STALE_RECORD : ECS_ERR_STALE;
-    static const char *const names[] = {"create", "destroy", "add", "remove", "set"};
-    RT_EXPECT(res == want, "%s%s(%s %#llx, id %d) = %s, expected %s", c ? "ecs_cmd_" : "deferred ecs_",
-              names[cmd.kind], cmd.pend >= 0 ? "pending" : dead ? "dead" : "live", RT_H(e), cmd.k,
+    /* the defer-mode set_parent refuses itself as the parent at once; loops
+       of more entities depend on what applies before it */
+    int dead = (cmd.pend < 0 && rt_hget(r, cmd.h) < 0) || (cmd.ppend < 0 && pe && rt_hget(r, pe) < 0);
+    ecs_result want = dead ? (c ? RT_STALE_RECORD : ECS_ERR_STALE) :
+                      !c && cmd.kind == RT_PARENT && pe == e ? ECS_ERR_ARG : ECS_OK;
+    static const char *const names[] = {"create", "destroy", "add", "remove", "set", "set_parent"};
+    RT_EXPECT(res == want, "%s%s(%s %#llx, id %d, parent %#llx) = %s, expected %s",
+              c ? "ecs_cmd_" : "deferred ecs_", names[cmd.kind],
+              cmd.pend >= 0 ? "pending" : dead ? "dead" : "live", RT_H(e), cmd.k, RT_H(pe),
               ecs_result_str(res), ecs_result_str(want));
     if (res == ECS_OK) rt_list_push(L, &cmd);
     else rt_has_error_text(r);
@@ -509,13 +904,26 @@ static void rt_bad_record(rt *r, ecs_commands *c) {
     rt_has_error_text(r);
 }
 
+/* After L applied: the parents and children its set_parent commands touched. */
+static void rt_check_list_rels(rt *r, const rt_list *L) {
+    for (size_t i = 0; i < L->n; i++) {
+        const rt_cmd *c = &L->c[i];
+        if (c->kind != RT_PARENT) continue;
+        int32_t s = c->pend >= 0 ? L->pslot[c->pend] : rt_hget(r, c->h);
+        int32_t p = c->ppend >= 0 ? L->pslot[c->ppend] : rt_hget(r, c->ph);
+        if (s >= 0 && r->alive[s]) rt_check_rel(r, (uint32_t)s);
+        if (p >= 0 && r->alive[p]) rt_check_rel(r, (uint32_t)p);
+    }
+}
+
 /* Applies c (modelled by L), then checks drops, new entities and the count. */
 static void rt_apply(rt *r, ecs_commands *c, rt_list *L) {
     ecs_result res = ecs_commands_apply(r->w, c);
     RT_EXPECT(res == ECS_OK, "ecs_commands_apply = %s", ecs_result_str(res));
     r->dropped += rt_simulate(r, L, 0, L->n);
-    rt_list_clear(L);
     rt_settle(r);
+    rt_check_list_rels(r, L);
+    rt_list_clear(L);
     rt_check_dropped(r);
     rt_check_count(r);
 }
@@ -546,9 +954,20 @@ static uint32_t rt_q_model_count(rt *r, const rt_q *q) {
 
 enum { RT_QM_PLAIN, RT_QM_WRITE, RT_QM_PROBE, RT_QM_DEFER, RT_QM_BREAK };
 
+/* Whether an entity of s's subtree (which its destroy takes along) has mask bm. */
+static int rt_tree_has(const rt *r, uint32_t s, uint16_t bm) {
+    if (r->mask[s] == bm) return 1;
+    for (int32_t c = r->kid0[s]; c != RT_NONE; c = r->sibn[c])
+        if (rt_tree_has(r, (uint32_t)c, bm)) return 1;
+    return 0;
+}
+
+static void rt_op_set_parent(rt *r);
+
 /* Structural calls while a batch of table bm is out (no defer mode): those
    that touch that table are ECS_ERR_BUSY and change nothing; others apply.
-   Returns 1 if the world's structure changed (the iteration must stop). */
+   set_parent changes no table: it works. Returns 1 if the world's structure
+   changed (the iteration must stop). */
 static int rt_probe(rt *r, uint16_t bm, int count, const uint32_t *slots, ecs_commands **pc) {
     ecs_world *w = r->w;
     uint32_t s = slots[rt_below(r, (unsigned)count)];
@@ -585,7 +1004,9 @@ static int rt_probe(rt *r, uint16_t bm, int count, const uint32_t *slots, ecs_co
     default: break;
     }
     rt_check_ent(r, s);
-    /* an entity anywhere: BUSY iff its table or its destination is the locked one */
+    if (rt_below(r, 4) == 0) rt_op_set_parent(r);
+    /* an entity anywhere: BUSY iff its table or its destination is the locked one
+       (or for a destroy, the table of one in its subtree) */
     if (r->nlive && rt_below(r, 2)) {
         uint32_t s2 = rt_any_live(r);
         int k2 = (int)rt_below(r, RT_NID), destroy = rt_below(r, 4) == 0;
@@ -602,7 +1023,7 @@ static int rt_probe(rt *r, uint16_t bm, int count, const uint32_t *slots, ecs_co
         uint16_t m = r->mask[s2];
         int set = !destroy && !(m >> k2 & 1) && rt_is_comp(k2) && rt_below(r, 2);
         uint16_t dst = (uint16_t)(m ^ (1u << k2));
-        int touches = m == bm || (!destroy && dst == bm);
+        int touches = destroy ? rt_tree_has(r, s2, bm) : m == bm || dst == bm;
         if (destroy) res = ecs_destroy(w, e2);
         else if (m >> k2 & 1) res = ecs_remove(w, e2, r->id[k2]);
         else if (set) res = ecs_set(w, e2, r->id[k2], v);
@@ -615,7 +1036,7 @@ static int rt_probe(rt *r, uint16_t bm, int count, const uint32_t *slots, ecs_co
             rt_check_ent(r, s2);
         } else {
             changed = 1;
-            if (destroy) rt_kill(r, s2);
+            if (destroy) rt_destroy(r, s2);
             else if (m >> k2 & 1) rt_m_remove(r, s2, k2);
             else if (set) rt_m_set(r, s2, k2, v);
             else rt_m_add(r, s2, k2);
@@ -715,11 +1136,8 @@ static void rt_query(rt *r, rt_q *q, int mode) {
             size_t sz = rt_comps[k].size;
             for (int i = 0; i < it.count; i++) rt_check_ptr(r, f + (size_t)i * sz, r->rows[i], k, "ecs_field");
             if (mode == RT_QM_WRITE && q->write[t]) {
-                for (int i = 0; i < it.count; i++) {
-                    if (rt_below(r, 3)) continue;
-                    rt_fill(r, f + (size_t)i * sz, sz);
-                    memcpy(rt_val(r, r->rows[i], k), f + (size_t)i * sz, sz);
-                }
+                for (int i = 0; i < it.count; i++)
+                    if (!rt_below(r, 3)) rt_write(r, f + (size_t)i * sz, r->rows[i], k);
             }
         }
         RT_EXPECT(ecs_field(&it, q->nt) == NULL, "ecs_field past the last term is not NULL");
@@ -776,6 +1194,7 @@ static void rt_query(rt *r, rt_q *q, int mode) {
         RT_EXPECT(ecs_defer_end(w) == ECS_OK, "ecs_defer_end failed");
         r->dropped += rt_simulate(r, L, 0, L->n);
         rt_settle(r);
+        rt_check_list_rels(r, L);
         rt_check_dropped(r);
     }
     rt_check_count(r);
@@ -817,10 +1236,41 @@ static void rt_op_create_many(rt *r) {
 static void rt_op_destroy(rt *r) {
     uint32_t s = rt_any_live(r);
     ecs_entity e = r->hnd[s];
+    int32_t p = r->par[s];
     ecs_result res = ecs_destroy(r->w, e);
     RT_EXPECT(res == ECS_OK, "ecs_destroy(%#llx) = %s", RT_H(e), ecs_result_str(res));
-    rt_kill(r, s);
+    rt_destroy(r, s);
     rt_check_dead(r, e);
+    if (p != RT_NONE) rt_check_rel(r, (uint32_t)p);
+    rt_check_count(r);
+}
+
+/* ecs_set_parent: detach, re-attach (to the end of the list), a new parent,
+   loops (ECS_ERR_ARG) and dead handles (ECS_ERR_STALE) that change nothing. */
+static void rt_op_set_parent(rt *r) {
+    uint32_t s = rt_any_live(r);
+    int32_t p = RT_NONE, old = r->par[s];
+    unsigned x = rt_below(r, 20);
+    if (x < 2) p = RT_NONE;
+    else if (x < 4 && r->kid0[s] != RT_NONE) p = (int32_t)rt_desc(r, s);
+    else if (x == 4) p = (int32_t)s;
+    else if (x < 7 && old != RT_NONE) p = old;
+    else p = (int32_t)rt_any_live(r);
+    ecs_entity child = r->hnd[s], parent = p == RT_NONE ? 0 : r->hnd[p];
+    ecs_result want = p != RT_NONE && rt_above(r, s, (uint32_t)p) ? ECS_ERR_ARG : ECS_OK;
+    if (r->ndead && rt_below(r, 10) == 0) {   /* a dead child or parent */
+        ecs_entity d = r->dead[rt_below(r, r->ndead)];
+        if (rt_below(r, 2)) child = d; else parent = d;
+        want = ECS_ERR_STALE;
+    }
+    ecs_result res = ecs_set_parent(r->w, child, parent);
+    RT_EXPECT(res == want, "ecs_set_parent(%#llx, %#llx) = %s, expected %s", RT_H(child), RT_H(parent),
+              ecs_result_str(res), ecs_result_str(want));
+    if (res == ECS_OK) rt_m_parent(r, s, p);
+    else rt_has_error_text(r);
+    rt_check_rel(r, s);
+    if (old != RT_NONE) rt_check_rel(r, (uint32_t)old);
+    if (p != RT_NONE && p != old) rt_check_rel(r, (uint32_t)p);
 }
 
 static void rt_op_change(rt *r, int kind) {
@@ -858,8 +1308,7 @@ static void rt_op_get_mut(rt *r) {
     if (rt_is_comp(k) && (r->mask[s] >> k & 1)) {
         RT_EXPECT(p != NULL, "ecs_get_mut(%#llx, id %d) is NULL; the model has it", RT_H(e), k);
         rt_check_ptr(r, p, s, k, "ecs_get_mut");
-        rt_fill(r, p, rt_comps[k].size);
-        memcpy(rt_val(r, s, k), p, rt_comps[k].size);
+        rt_write(r, p, s, k);
         rt_check_get(r, s, k);
     } else {
         RT_EXPECT(p == NULL, "ecs_get_mut(%#llx, id %d) is not NULL (model mask %#x)", RT_H(e), k, r->mask[s]);
@@ -892,15 +1341,23 @@ static void rt_op_bad(rt *r) {
             }
             if (!e || rt_hget(r, e) >= 0) return;
         }
-        unsigned op = rt_below(r, 8);
+        unsigned op = rt_below(r, 10);
+        ecs_entity other = r->nlive ? r->hnd[rt_any_live(r)] : 0;
         switch (op) {
         case 0: res = ecs_destroy(w, e); break;
         case 1: res = ecs_add(w, e, r->id[k]); break;
         case 2: res = ecs_remove(w, e, r->id[k]); break;
         case 3: res = ecs_set(w, e, r->id[k], v); break;
-        case 4: RT_EXPECT(!ecs_has(w, e, r->id[k]), "ecs_has on a %s handle %#llx", kind, RT_H(e)); return;
-        case 5: RT_EXPECT(!ecs_get(w, e, r->id[k]), "ecs_get on a %s handle %#llx", kind, RT_H(e)); return;
-        case 6: RT_EXPECT(!ecs_get_mut(w, e, r->id[k]), "ecs_get_mut on a %s handle %#llx", kind, RT_H(e)); return;
+        case 4:   /* as the child or the parent (parent 0 would detach) */
+            res = e && other && rt_below(r, 2) ? ecs_set_parent(w, other, e) : ecs_set_parent(w, e, other);
+            break;
+        case 5: RT_EXPECT(!ecs_has(w, e, r->id[k]), "ecs_has on a %s handle %#llx", kind, RT_H(e)); return;
+        case 6: RT_EXPECT(!ecs_get(w, e, r->id[k]), "ecs_get on a %s handle %#llx", kind, RT_H(e)); return;
+        case 7: RT_EXPECT(!ecs_get_mut(w, e, r->id[k]), "ecs_get_mut on a %s handle %#llx", kind, RT_H(e)); return;
+        case 8:
+            RT_EXPECT(!ecs_get_parent(w, e) && !ecs_children(w, e, NULL, 0),
+                      "a %s handle %#llx has a parent or children", kind, RT_H(e));
+            return;
         default: RT_EXPECT(!ecs_is_alive(w, e), "ecs_is_alive on a %s handle %#llx", kind, RT_H(e)); return;
         }
         RT_EXPECT(res == ECS_ERR_STALE || (e == 0 && res == ECS_ERR_ARG),
@@ -974,6 +1431,8 @@ static void rt_op_bad(rt *r) {
         ecs_id bad = ecs_id_count(w) + 5;
         RT_EXPECT(ecs_component(w, rt_comps[k].name, rt_comps[k].size, rt_comps[k].align) == r->id[k],
                   "registering %s again gave another id", rt_comps[k].name);
+        RT_EXPECT(ecs_component_init(w, &r->desc[k]) == r->id[k], "registering %s again with its hooks "
+                  "gave another id", rt_comps[k].name);
         RT_EXPECT(ecs_component(w, rt_comps[k].name, rt_comps[k].size + 4, 0) == 0,
                   "registering %s with another size did not fail", rt_comps[k].name);
         rt_has_error_text(r);
@@ -1018,7 +1477,10 @@ static void rt_op_cmds(rt *r) {
         if (x == 0) rt_bad_record(r, r->cbs);
         else if (x == 1 && r->ndead) rt_record(r, L, r->cbs, r->dead[rt_below(r, r->ndead)]);
         else if (x == 2 && L->np && r->cbl) {   /* this buffer's pending handle in another buffer */
-            ecs_result res = ecs_cmd_remove(r->cbl, L->ph[rt_below(r, (unsigned)L->np)], r->id[0]);
+            ecs_entity p = L->ph[rt_below(r, (unsigned)L->np)], e = r->nlive ? r->hnd[rt_any_live(r)] : p;
+            unsigned y = rt_below(r, 3);
+            ecs_result res = y == 0 ? ecs_cmd_remove(r->cbl, p, r->id[0]) :
+                             y == 1 ? ecs_cmd_set_parent(r->cbl, p, e) : ecs_cmd_set_parent(r->cbl, e, p);
             RT_EXPECT(res == ECS_ERR_ARG, "recording another buffer's pending handle = %s", ecs_result_str(res));
         } else rt_record(r, L, r->cbs, 0);
     }
@@ -1096,24 +1558,35 @@ static void rt_op_defer(rt *r) {
     RT_EXPECT(ecs_defer_end(w) == ECS_OK, "ecs_defer_end failed");
     r->dropped += rt_simulate(r, L, 0, L->n);
     rt_settle(r);
+    rt_check_list_rels(r, L);
     rt_check_dropped(r);
     rt_check_count(r);
 }
 
-/* Destroys everything from inside a defer-mode iteration. */
+/* Destroys everything from inside a defer-mode iteration: the destroys of
+   entities a parent's destroy took along drop. */
 static void rt_op_clear(rt *r) {
     ecs_world *w = r->w;
-    size_t n = 0;
+    rt_list *L = &r->Ld;
+    rt_cmd cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.kind = RT_DESTROY;
+    cmd.pend = cmd.ppend = -1;
+    rt_list_clear(L);
     RT_EXPECT(ecs_defer_begin(w) == ECS_OK, "ecs_defer_begin failed");
     for (ecs_iter it = ecs_query_iter(w, r->q[0].q); ecs_query_next(&it);) {
-        for (int i = 0; i < it.count; i++, n++) {
+        for (int i = 0; i < it.count; i++) {
             ecs_result res = ecs_destroy(w, it.entities[i]);
             RT_EXPECT(res == ECS_OK, "deferred ecs_destroy(%#llx) = %s", RT_H(it.entities[i]), ecs_result_str(res));
+            cmd.h = it.entities[i];
+            rt_list_push(L, &cmd);
         }
     }
-    RT_EXPECT(n == r->nlive, "the full query visited %zu entities, the model has %u", n, r->nlive);
+    RT_EXPECT(L->n == r->nlive, "the full query visited %zu entities, the model has %u", L->n, r->nlive);
     RT_EXPECT(ecs_defer_end(w) == ECS_OK, "ecs_defer_end failed");
-    while (r->nlive) rt_kill(r, r->live[0]);
+    r->dropped += rt_simulate(r, L, 0, L->n);
+    rt_settle(r);
+    RT_EXPECT(r->nlive == 0, "the model has %u entities left", r->nlive);
     rt_check_count(r);
     rt_check_dropped(r);
 }
@@ -1137,6 +1610,7 @@ static void rt_random_query(rt *r) {
 }
 
 static void rt_check_world(rt *r) {
+    rt_events_check(r);
     rt_check_count(r);
     rt_check_dropped(r);
     for (uint32_t i = 0; i < r->nlive; i++) rt_check_ent(r, r->live[i]);
@@ -1146,8 +1620,8 @@ static void rt_check_world(rt *r) {
 }
 
 enum { OP_CREATE, OP_CREATE_MANY, OP_DESTROY, OP_ADD, OP_REMOVE, OP_SET, OP_GET, OP_GET_MUT,
-       OP_HAS, OP_ALIVE, OP_COUNT, OP_BAD, OP_CMDS, OP_CMD_LONG, OP_CMD_LONG_APPLY, OP_DEFER,
-       OP_QUERY, OP_N };
+       OP_SET_PARENT, OP_RELS, OP_HAS, OP_ALIVE, OP_COUNT, OP_BAD, OP_CMDS, OP_CMD_LONG,
+       OP_CMD_LONG_APPLY, OP_DEFER, OP_QUERY, OP_N };
 
 static void rt_step(rt *r) {
     static const long targets[] = {0, 40, 400, 1200, 2500};
@@ -1156,11 +1630,13 @@ static void rt_step(rt *r) {
         if (r->target == 0 && rt_below(r, 2)) rt_op_clear(r);
     }
     int grow = (long)r->nlive < r->target, shrink = (long)r->nlive > r->target;
+    /* a destroy takes its subtree along: few of them unless shrinking */
     unsigned wt[OP_N] = {
-        [OP_CREATE] = grow ? 150 : 30, [OP_CREATE_MANY] = grow ? 20 : 3, [OP_DESTROY] = shrink ? 150 : 30,
+        [OP_CREATE] = grow ? 150 : 30, [OP_CREATE_MANY] = grow ? 20 : 3, [OP_DESTROY] = shrink ? 150 : 15,
         [OP_ADD] = 120, [OP_REMOVE] = 90, [OP_SET] = 120, [OP_GET] = 80, [OP_GET_MUT] = 60,
-        [OP_HAS] = 50, [OP_ALIVE] = 20, [OP_COUNT] = 10, [OP_BAD] = 40, [OP_CMDS] = 15,
-        [OP_CMD_LONG] = 25, [OP_CMD_LONG_APPLY] = 4, [OP_DEFER] = 15, [OP_QUERY] = 15};
+        [OP_SET_PARENT] = 50, [OP_RELS] = 20, [OP_HAS] = 50, [OP_ALIVE] = 20, [OP_COUNT] = 10,
+        [OP_BAD] = 40, [OP_CMDS] = 15, [OP_CMD_LONG] = 25, [OP_CMD_LONG_APPLY] = 4, [OP_DEFER] = 15,
+        [OP_QUERY] = 15};
     unsigned sum = 0, op = 0;
     for (int i = 0; i < OP_N; i++) sum += wt[i];
     unsigned x = rt_below(r, sum);
@@ -1175,6 +1651,12 @@ static void rt_step(rt *r) {
     case OP_SET: rt_op_change(r, RT_SET); break;
     case OP_GET: rt_check_get(r, rt_any_live(r), (int)rt_below(r, RT_NID)); break;
     case OP_GET_MUT: rt_op_get_mut(r); break;
+    case OP_SET_PARENT: rt_op_set_parent(r); break;
+    case OP_RELS: {   /* get_parent and children, more often of a parent */
+        uint32_t s = rt_any_live(r);
+        rt_check_rel(r, r->par[s] != RT_NONE && rt_below(r, 2) ? (uint32_t)r->par[s] : s);
+        break;
+    }
     case OP_HAS: {
         uint32_t s = rt_any_live(r);
         int k = (int)rt_below(r, RT_NID), has = ecs_has(r->w, r->hnd[s], r->id[k]);
@@ -1206,15 +1688,35 @@ static void rt_step(rt *r) {
         break;
     }
     }
+    rt_events_check(r);
 }
 
 static void rt_setup(rt *r) {
     ecs_world *w = r->w;
     RT_EXPECT(w != NULL, "ecs_world_new failed");
     for (int k = 0; k < RT_NID; k++) {
-        r->id[k] = ecs_component(w, rt_comps[k].name, rt_comps[k].size, rt_comps[k].align);
+        ecs_component_desc *d = &r->desc[k];
+        r->hc[k].r = r;
+        r->hc[k].k = k;
+        d->name = rt_comps[k].name;
+        d->size = rt_comps[k].size;
+        d->align = rt_comps[k].align;
+        if (k == RT_OWN) {
+            d->ctor = rt_own_ctor; d->dtor = rt_own_dtor;
+            d->copy = rt_own_copy; d->move = rt_own_move;
+        }
+        if (k == RT_PAT) { d->ctor = rt_pat_ctor; d->dtor = rt_pat_dtor; }
+        if (RT_EVENTS >> k & 1) {
+            d->on_add = rt_on_add;
+            d->on_remove = rt_on_remove;
+            if (rt_is_comp(k)) d->on_set = rt_on_set;
+        }
+        if (d->ctor || d->on_add) d->ctx = &r->hc[k];
+        r->id[k] = d->ctx ? ecs_component_init(w, d)
+                          : ecs_component(w, rt_comps[k].name, rt_comps[k].size, rt_comps[k].align);
         RT_EXPECT(r->id[k] != 0, "registering %s failed", rt_comps[k].name);
-        for (int j = 0; j < k; j++) RT_EXPECT(r->id[j] != r->id[k], "ids %d and %d are equal", j, k);
+        /* the model orders on_remove calls of one destroy by k */
+        RT_EXPECT(k == 0 || r->id[k] > r->id[k - 1], "ids are not registered in increasing order");
         RT_EXPECT(ecs_id_size(w, r->id[k]) == rt_comps[k].size, "ecs_id_size(%s)", rt_comps[k].name);
         RT_EXPECT(!strcmp(ecs_id_name(w, r->id[k]), rt_comps[k].name), "ecs_id_name(%s)", rt_comps[k].name);
         RT_EXPECT(r->id[k] <= ecs_id_count(w), "id %u above ecs_id_count", r->id[k]);
@@ -1225,10 +1727,37 @@ static void rt_setup(rt *r) {
 static void rt_free(rt *r) {
     free(r->hnd); free(r->mask); free(r->alive); free(r->val); free(r->livepos); free(r->stamp);
     free(r->live); free(r->freel); free(r->grave); free(r->unnamed); free(r->hk); free(r->hv);
-    free(r->scratch); free(r->rows);
+    free(r->par); free(r->kid0); free(r->kidn); free(r->sibn); free(r->sibp);
+    free(r->scratch); free(r->kids); free(r->rows); free(r->got.ev); free(r->want.ev);
     rt_list_free(&r->Ls); rt_list_free(&r->Ll); rt_list_free(&r->Ld); rt_list_free(&r->Lq);
     rt_list_free(&r->Lp);
     free(r);
+}
+
+/* ecs_world_free runs on_remove, then dtor, for every live value. */
+static void rt_check_free(rt *r) {
+    static const char *const names[] = {"on_add", "on_set", "on_remove"};
+    uint32_t want = 0;
+    for (int k = 0; k < RT_NID; k++) if (RT_EVENTS >> k & 1) want += r->nval[k];
+    ecs_world_free(r->w);
+    r->w = NULL;
+    RT_EXPECT(!r->hook_err[0], "a hook saw %s", r->hook_err);
+    for (int k = 0; k < RT_NID; k++)
+        RT_EXPECT(r->made[k] == r->unmade[k], "id %d: %ld values constructed, %ld destroyed by "
+                  "ecs_world_free", k, r->made[k], r->unmade[k]);
+    RT_EXPECT(r->got.n == want, "ecs_world_free made %zu hook calls, the model has %u values with "
+              "on_remove", r->got.n, want);
+    for (size_t i = 0; i < r->got.n; i++) {   /* each live value once, in any order */
+        const rt_ev *a = &r->got.ev[i];
+        unsigned char v[16];
+        int32_t s = rt_hget(r, a->e);
+        RT_EXPECT(a->kind == RT_EV_REMOVE && s >= 0 && (r->mask[s] >> a->k & 1), "ecs_world_free "
+                  "made %s of id %d on %#llx", names[a->kind], a->k, RT_H(a->e));
+        rt_ev_bytes(a->k, rt_is_comp(a->k) ? rt_val(r, (uint32_t)s, a->k) : NULL, v);
+        RT_EXPECT(!memcmp(a->v, v, sizeof v), "on_remove of id %d on %#llx in ecs_world_free saw a value "
+                  "that differs from the model", a->k, RT_H(a->e));
+        r->mask[s] &= (uint16_t)~(1u << a->k);
+    }
 }
 
 /* One sub-run on its own world; a mismatch longjmps back here. */
@@ -1250,6 +1779,8 @@ static void rt_run(int run, unsigned long long seed, long nops) {
         /* the world frees the rest: some queries and buffers are left to it */
         ecs_query_free(r->q[RT_NQ - 1].q);
         if (r->cbs && rt_below(r, 2)) ecs_commands_free(r->cbs);
+        rt_events_check(r);
+        rt_check_free(r);
     }
     if (r->w) ecs_world_free(r->w);
     rt_free(r);

@@ -20,7 +20,6 @@
 #endif
 #include <limits.h>
 #include <stdatomic.h>
-#include <threads.h>
 #include <time.h>
 
 
@@ -51,11 +50,11 @@ typedef struct st_slot {
     char pad[64];
 } st_slot;
 static st_slot st_slots[ST_THREADS + 1];   /* the last: it->thread out of range */
-static thrd_t st_main;                     /* the thread that calls ecs_progress */
+static const void *st_main;                     /* the thread that calls ecs_progress */
 
 static void st_reset(void) {
     memset(st_slots, 0, sizeof st_slots);
-    st_main = thrd_current();
+    st_main = test_thread_id();
 }
 static st_slot *st_of(const ecs_iter *it) {
     return &st_slots[it->thread >= 0 && it->thread < ST_THREADS ? it->thread : ST_THREADS];
@@ -542,7 +541,7 @@ static void ov_fn(ecs_iter *it) {
     atomic_fetch_add(&c->rows[s], it->count);
     TCHECK(it, it->count > 0 || !me->has_terms);
     TCHECK(it, it->thread >= 0 && it->thread < ecs_thread_count(it->world));
-    if (me->main_only || me->excl) TCHECK(it, it->thread == 0 && thrd_equal(thrd_current(), st_main));
+    if (me->main_only || me->excl) TCHECK(it, it->thread == 0 && (test_thread_id() == st_main));
     if (me->excl) atomic_fetch_add(&c->excl_active, 1);
     int running = atomic_fetch_add(&c->running, 1) + 1;
     for (int k = 0; k < me->n; k++)
@@ -720,7 +719,7 @@ TEST(sched_no_conflicting_overlap) {
    ecs_progress; the others run on threads 0 .. threads - 1, and a thread
    index always belongs to the same OS thread. */
 typedef struct mt_ctx { bool main_only; double spin; } mt_ctx;
-static struct { thrd_t seen[ST_THREADS]; bool have[ST_THREADS]; } mt_threads;   /* slot t: thread t only */
+static struct { const void *seen[ST_THREADS]; bool have[ST_THREADS]; } mt_threads;   /* slot t: thread t only */
 static void mt_fn(ecs_iter *it) {
     const mt_ctx *c = (const mt_ctx *)it->ctx;
     st_slot *s = st_of(it);
@@ -728,14 +727,14 @@ static void mt_fn(ecs_iter *it) {
     if (it->system < ST_SYS) s->sys_calls[it->system]++;
     if (c->main_only) {
         TCHECK(it, it->thread == 0);
-        TCHECK(it, thrd_equal(thrd_current(), st_main));
+        TCHECK(it, (test_thread_id() == st_main));
     }
     if (it->thread >= 0 && it->thread < ST_THREADS) {
         int t = it->thread;
-        if (!mt_threads.have[t]) { mt_threads.seen[t] = thrd_current(); mt_threads.have[t] = true; }
-        else TCHECK(it, thrd_equal(mt_threads.seen[t], thrd_current()));
-        if (t == 0) TCHECK(it, thrd_equal(thrd_current(), st_main));
-        else TCHECK(it, !thrd_equal(thrd_current(), st_main));
+        if (!mt_threads.have[t]) { mt_threads.seen[t] = test_thread_id(); mt_threads.have[t] = true; }
+        else TCHECK(it, (mt_threads.seen[t] == test_thread_id()));
+        if (t == 0) TCHECK(it, (test_thread_id() == st_main));
+        else TCHECK(it, !(test_thread_id() == st_main));
     }
     test_spin_us(c->spin);
 }
@@ -834,7 +833,7 @@ static void ex_excl(ecs_iter *it) {
     atomic_fetch_add(&c->excl_active, 1);
     int running = atomic_fetch_add(&c->running, 1) + 1;
     TCHECK(it, running == 1);
-    TCHECK(it, it->thread == 0 && thrd_equal(thrd_current(), st_main));
+    TCHECK(it, it->thread == 0 && (test_thread_id() == st_main));
     c->excl_calls++;
     test_spin_us(c->spin * 4);
     TCHECK(it, atomic_load(&c->running) == 1);
@@ -1690,9 +1689,9 @@ TEST(sched_trace_json) {
     ecs_world_free(w);
 }
 
-static bool near(double a, double b) { return a - b < 1e-9 && b - a < 1e-9; }
+static bool st_near(double a, double b) { return a - b < 1e-9 && b - a < 1e-9; }
 #define CHECK_NEAR(a, b) do { double a_ = (a), b_ = (b); \
-    CHECKF(near(a_, b_), "%s = %g, %s = %g", #a, a_, #b, b_); } while (0)
+    CHECKF(st_near(a_, b_), "%s = %g, %s = %g", #a, a_, #b, b_); } while (0)
 
 TEST(sched_simulate) {
     gen_ctx g = {0, 0, 0};
