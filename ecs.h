@@ -1393,6 +1393,8 @@ struct ecs_world {
 
     ecs__table **tables;     /* tables[0] is the empty set */
     uint32_t table_count, table_cap;
+    uint32_t born;           /* tables[born..] were left empty by a snapshot restore that
+                                predates them: made again (moved here) when next needed */
     ecs__map table_sets;     /* id set hash -> table index */
     uint32_t iter_locks;     /* batches of plain query loops still open */
     ecs_id *scratch;         /* id set under construction */
@@ -2035,6 +2037,33 @@ static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match
 /* Makes the table for a sorted id set. Everything that can fail (the table,
    its place in the world, a slot in every query's match list) is reserved
    first, so a failure changes nothing. */
+static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match *m);
+/* Tables are ordered by creation (queries visit them so). A table a restore
+   left behind (the snapshot predates it) is created again when next needed:
+   it moves to where a new table would go, and so does its place in every
+   query, exactly as in a world that never made it. It is empty, as are the
+   ones it passes. */
+static void ecs__table_birth(ecs_world *w, ecs__table *t) {
+    uint32_t from = t->index, to = w->born++;
+    if (from == to) return;
+    for (uint32_t i = from; i > to; i--) { w->tables[i] = w->tables[i - 1]; w->tables[i]->index = i; }
+    w->tables[to] = t;
+    t->index = to;
+    for (uint32_t i = 0; i < w->table_sets.cap; i++) {
+        uint64_t *v = &w->table_sets.vals[i];
+        if (w->table_sets.keys[i]) *v = *v == from ? to : *v >= to && *v < from ? *v + 1 : *v;
+    }
+    for (uint32_t q = 0; q < w->query_count; q++) {
+        ecs_query *qq = w->queries[q];
+        uint32_t at = 0, k = 0;
+        while (at < qq->match_count && qq->matches[at].table != t) at++;
+        if (at == qq->match_count) continue;
+        while (k < at && qq->matches[k].table->index < to) k++;
+        ecs__match m = qq->matches[at];
+        memmove(qq->matches + k + 1, qq->matches + k, (at - k) * sizeof m);
+        qq->matches[k] = m;
+    }
+}
 static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
     uint32_t columns = 0;
     for (uint32_t i = 0; i < n; i++) columns += w->ids[ids[i]].size > 0;
@@ -2073,6 +2102,15 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
         ecs_query *q = w->queries[i];
         if (ecs__query_match(q, t, &q->matches[q->match_count])) q->match_count++;
     }
+    ecs__table_birth(w, t);
+    return t;
+}
+/* The table for a sorted id set: found, made again if a restore left it
+   behind, or new; NULL on NOMEM. */
+static ecs__table *ecs__table_get(ecs_world *w, const ecs_id *ids, uint32_t n) {
+    ecs__table *t = ecs__table_find(w, ids, n);
+    if (!t) return ecs__table_new(w, ids, n);
+    if (ECS__UNLIKELY(t->index >= w->born)) ecs__table_birth(w, t);
     return t;
 }
 
@@ -2309,8 +2347,10 @@ static const ecs__edge_to *ecs__edge_make(ecs_world *w, ecs__table *src, ecs__ta
     e->added = removing || at < 0 ? -1 : dst->column_of[at];
     if (n) ecs__column_plan(dst, src, e->from);
     if (id >= ECS__EDGE_LO) {
+        uint64_t key = (uint64_t)id << 1 | removing, *old = ecs__map_get(&src->edges, key);
+        if (old) { *old = (uint64_t)(uintptr_t)e; return e; }   /* a slot a restore emptied */
         if (!ecs__map_reserve(w, &src->edges, 1)) { ecs__free(w, e); return NULL; }
-        ecs__map_put(&src->edges, (uint64_t)id << 1 | removing, (uint64_t)(uintptr_t)e);
+        ecs__map_put(&src->edges, key, (uint64_t)(uintptr_t)e);
     } else {
         src->edge_lo[removing * ECS__EDGE_LO + id] = e;
     }
@@ -2330,8 +2370,8 @@ static const ecs__edge_to *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id
     if (!removing) w->scratch[n++] = id;
     for (; i < src->id_count; i++) if (src->ids[i] != id) w->scratch[n++] = src->ids[i];
     ecs__table *dst = n == src->id_count && (removing || ecs__table_find_id(src, id) >= 0)
-                          ? src : ecs__table_find(w, w->scratch, n);
-    if (!dst && !(dst = ecs__table_new(w, w->scratch, n))) return NULL;
+                          ? src : ecs__table_get(w, w->scratch, n);
+    if (!dst) return NULL;
     const ecs__edge_to *e = ecs__edge_make(w, src, dst, id, removing);
     if (e && dst != src && !ecs__edge_get(dst, id, !removing))
         (void)ecs__edge_make(w, dst, src, id, !removing);   /* the way back; a cache only */
@@ -3077,8 +3117,8 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         w->scratch[j] = ids[i];
         m++;
     }
-    ecs__table *t = ecs__table_find(w, w->scratch, m);
-    if (!t && !(t = ecs__table_new(w, w->scratch, m))) return ECS__OOM(w, fn);
+    ecs__table *t = ecs__table_get(w, w->scratch, m);
+    if (!t) return ECS__OOM(w, fn);
     if (n == 0) return ECS_OK;
     if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
     if (!ecs__slots_reserve(w, n) || !ecs__table_reserve(w, t, (size_t)t->count + n))
@@ -3493,7 +3533,7 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
                       "copied", fn, w->ids[i].name);
             return NULL;
         }
-    ecs_snapshot *s = ecs__snap_new(w, w->table_count);
+    ecs_snapshot *s = ecs__snap_new(w, w->born);   /* the others are empty and "not yet made" */
     if (!s) { ECS__OOM(w, fn); return NULL; }
     s->record_count = w->record_count;
     s->free_head = w->free_head;
@@ -3504,9 +3544,9 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
     if (!(s->records = (ecs__record *)ecs__snap_alloc(s, (size_t)w->record_count * sizeof *s->records)) ||
         (s->rel_count && !(s->rels = (ecs__rel *)ecs__snap_alloc(s, (size_t)s->rel_count * sizeof *s->rels))))
         goto oom;
-    memcpy(s->records, w->records, (size_t)w->record_count * sizeof *s->records);
+    if (w->record_count) memcpy(s->records, w->records, (size_t)w->record_count * sizeof *s->records);
     if (s->rel_count) memcpy(s->rels, w->rels, (size_t)s->rel_count * sizeof *s->rels);
-    for (uint32_t i = 0; i < w->table_count; i++, s->table_count++) {
+    for (uint32_t i = 0; i < w->born; i++, s->table_count++) {
         const ecs__table *t = w->tables[i];
         ecs__snap_table *st = &s->tables[i];
         if (!ecs__snap_table_alloc(s, st, t->ids, t->id_count, t->count)) { s->table_count++; goto oom; }
@@ -3553,6 +3593,22 @@ static void ecs__tables_reorder(ecs_world *w, ecs__table **order, uint32_t n, ec
     }
 }
 
+/* After a restore, the tables beyond the snapshot's first n did not exist
+   yet: cached transitions into them go (an edge is only a cache), so the
+   next step there makes them again, in order (ecs__table_birth). */
+static void ecs__tables_unborn(ecs_world *w, uint32_t n) {
+    w->born = n;
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        ecs__table *t = w->tables[i];
+        for (int k = 0; k < 2 * ECS__EDGE_LO; k++)
+            if (t->edge_lo[k] && t->edge_lo[k]->dst->index >= n) { ecs__free(w, t->edge_lo[k]); t->edge_lo[k] = NULL; }
+        for (uint32_t k = 0; k < t->edges.cap; k++) {
+            ecs__edge_to *e = (ecs__edge_to *)(uintptr_t)t->edges.vals[k];
+            if (t->edges.keys[k] && e && e->dst->index >= n) { ecs__free(w, e); t->edges.vals[k] = 0; }
+        }
+    }
+}
+
 ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
     static const char fn[] = "ecs_snapshot_restore";
     if (!w) return ECS_ERR_ARG;
@@ -3586,7 +3642,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
         }
         t->count = 0;
     }
-    memcpy(w->records, s->records, (size_t)s->record_count * sizeof *s->records);
+    if (s->record_count) memcpy(w->records, s->records, (size_t)s->record_count * sizeof *s->records);
     w->record_count = s->record_count;
     w->free_head = s->free_head;
     w->free_count = s->free_count;
@@ -3605,6 +3661,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
         t->count = st->count;
     }
     ecs__tables_reorder(w, map, s->table_count, scratch);
+    ecs__tables_unborn(w, s->table_count);
     for (uint32_t i = 0; i < s->table_count; i++) {   /* records name tables by index */
         const ecs__table *t = map[i];
         for (uint32_t row = 0; row < t->count; row++) {
