@@ -1,6 +1,7 @@
 # ecs.h - build, test, bench.
 #   make run     the showcase
-#   make test    every test configuration (gcc/clang, sanitizers, release, C++)
+#   make test    every test configuration (gcc/clang, sanitizers, release, C++, and the
+#                ports: MinGW under Wine, Emscripten under node, -m32, C++ implementation)
 #   make bench   the benchmarks (-O3 -DNDEBUG), printed as ratios to plain arrays
 #   make fuzz    the API fuzzer (libFuzzer) for FUZZ_SECONDS (default 300)
 
@@ -82,7 +83,7 @@ test-readme: README.md ecs.h | $(BUILD)
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary
 	@$(MAKE) --no-print-directory test-cxx test-readme test-examples test-asan test-release test-gen4 \
-		test-nothreads test-fuzz-corpus test-tsan test-helgrind
+		test-nothreads test-fuzz-corpus test-tsan test-helgrind test-ports
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary
 
 # ---- examples ------------------------------------------------------------
@@ -104,3 +105,4 @@ clean:
 	rm -rf $(BUILD)
 
 include tests/fuzz.mk
+include tests/ports.mk

@@ -59,12 +59,14 @@
            ecs_id pos = ECS_COMPONENT(w, Position);
            ecs_id vel = ECS_COMPONENT(w, Velocity);
            for (int i = 0; i < 3; i++) {
+               Position p = {0, 0};
+               Velocity v = {1, (float)i};
                ecs_entity e = ecs_create(w);
-               ecs_set(w, e, pos, &(Position){0, 0});
-               ecs_set(w, e, vel, &(Velocity){1, (float)i});
+               ecs_set(w, e, pos, &p);
+               ecs_set(w, e, vel, &v);
            }
-           ecs_query *q = ecs_query_new(w, &(ecs_query_desc){
-               .terms = {{pos, ECS_WRITE, ECS_AND}, {vel, ECS_READ, ECS_AND}}});
+           ecs_query_desc desc = {{{pos, ECS_WRITE, ECS_AND}, {vel, ECS_READ, ECS_AND}}};
+           ecs_query *q = ecs_query_new(w, &desc);
            for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
                Position *p = ECS_FIELD(&it, Position, 0);
                const Velocity *v = ECS_FIELD(&it, Velocity, 1);
@@ -1199,7 +1201,7 @@ struct ecs__table;
 typedef struct ecs__edge_to {
     struct ecs__table *dst;
     int32_t added;           /* dst column of the id (add edges), or -1 */
-    int32_t from[];          /* per dst column; empty for a self-edge */
+    int32_t *from;           /* per dst column (stored right after); none for a self-edge */
 } ecs__edge_to;
 #define ECS__EDGE_LO 32      /* ids below this index their edges directly, no hashing */
 
@@ -2343,6 +2345,7 @@ static const ecs__edge_to *ecs__edge_make(ecs_world *w, ecs__table *src, ecs__ta
     ecs__edge_to *e = (ecs__edge_to *)ecs__alloc(w, sizeof *e + n * sizeof(int32_t));
     if (!e) return NULL;
     int32_t at = ecs__table_find_id(dst, id);
+    e->from = (int32_t *)(void *)(e + 1);
     e->dst = dst;
     e->added = removing || at < 0 ? -1 : dst->column_of[at];
     if (n) ecs__column_plan(dst, src, e->from);

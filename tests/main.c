@@ -1,6 +1,8 @@
 /* The test binary: runs every suite, then prints "N passed, N failed".
    usage: tests [-f filter] [--seed N] [--scale PCT] */
-#define ECS_IMPLEMENTATION
+#ifndef TEST_IMPL_ELSEWHERE   /* the C++ port builds the implementation in tests/cxx/impl.cpp */
+#  define ECS_IMPLEMENTATION
+#endif
 #include "../ecs.h"
 #include "test.h"
 

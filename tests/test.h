@@ -101,7 +101,9 @@ static inline const void *test_thread_id(void) {
     static _Thread_local char here;
     return &here;
 }
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__)   /* MinGW's own printf (__USE_MINGW_ANSI_STDIO), not msvcrt's */
+#  define TEST_PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#elif defined(__GNUC__) || defined(__clang__)
 #  define TEST_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #  define TEST_PRINTF(f, a)

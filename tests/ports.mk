@@ -1,0 +1,62 @@
+# tests/ports.mk - the ports, included by the Makefile; `make test` runs test-ports.
+#   test-cxx-impl  the implementation compiled as C++ (g++, clang++), running the unit tests
+#   test-mingw     Windows: MinGW-w64 builds (Win32 threads backend), run under Wine
+#   test-wasm      the web: Emscripten (no threads), run under node
+#   test-m32       a 32-bit x86 build
+# Uses BUILD, WARN, REL and TESTSRC from the main Makefile.
+
+CXXWARN   := -std=c++11 -Wall -Wextra -Wpedantic -Werror
+MINGW     := x86_64-w64-mingw32-gcc
+# msvcrt's printf lacks %zu: MinGW's own stdio has it
+MINGWFLAGS := $(WARN) -O2 -D__USE_MINGW_ANSI_STDIO=1
+WINE      := WINEDEBUG=-all WINEPREFIX=$(abspath $(BUILD))/wine wine
+EMCC      := NODE_PATH=/usr/share/nodejs emcc
+EMFLAGS   := $(WARN) -O2 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -sWASM_ASYNC_COMPILATION=0 -sENVIRONMENT=node
+PORT_EXAMPLES := quickstart hooks rollback showcase
+
+.PHONY: test-ports test-cxx-impl test-mingw test-wasm test-m32
+
+test-ports: test-cxx-impl test-mingw test-wasm test-m32
+
+$(BUILD)/tests_cxximpl: $(TESTSRC) $(TESTHDR) tests/cxx/impl.cpp | $(BUILD)
+	g++ $(CXXWARN) $(REL) -c tests/cxx/impl.cpp -o $(BUILD)/impl_cxx.o
+	clang++ $(CXXWARN) $(REL) -fsyntax-only tests/cxx/impl.cpp
+	gcc $(WARN) $(REL) -DTEST_IMPL_ELSEWHERE -o $@ $(TESTSRC) $(BUILD)/impl_cxx.o -lm -lpthread
+test-cxx-impl: $(BUILD)/tests_cxximpl
+	@echo "== the implementation compiled as C++ (g++ -std=c++11), C unit tests, C++ std::string components"
+	$< | tee -a $(BUILD)/summary
+	g++ $(CXXWARN) -O1 -g -fsanitize=address,undefined tests/cxx/impl.cpp tests/cxx/hooks.cpp -o $(BUILD)/cxx_hooks_impl -lm -lpthread
+	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/cxx_hooks_impl | tee -a $(BUILD)/summary
+	awk '/^```c/{f=1;next} /^```/{if(f){exit}} f' README.md > $(BUILD)/readme.cpp
+	g++ $(CXXWARN) -I. -o $(BUILD)/readme_cxx $(BUILD)/readme.cpp -lpthread && $(BUILD)/readme_cxx > /dev/null
+	clang++ $(CXXWARN) -I. -fsyntax-only $(BUILD)/readme.cpp
+
+$(BUILD)/tests_mingw.exe: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	$(MINGW) $(MINGWFLAGS) -o $@ $(TESTSRC)
+$(BUILD)/tests_mingw_il.exe: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	$(MINGW) $(MINGWFLAGS) -DECS_USE_INTERLOCKED -o $@ $(TESTSRC)
+test-mingw: $(BUILD)/tests_mingw.exe $(BUILD)/tests_mingw_il.exe
+	@echo "== MinGW-w64 (Win32 threads, __atomic), every test, under Wine"
+	$(WINE) $(BUILD)/tests_mingw.exe | tee -a $(BUILD)/summary
+	@echo "== MinGW-w64 with MSVC's _Interlocked atomics, scheduler tests, under Wine"
+	$(WINE) $(BUILD)/tests_mingw_il.exe -f sched_ | tee -a $(BUILD)/summary
+	@echo "== MinGW-w64 examples under Wine"
+	for e in $(PORT_EXAMPLES); do $(MINGW) $(MINGWFLAGS) -I. -o $(BUILD)/ex_$$e.exe examples/$$e.c || exit 1; done
+	cd $(BUILD) && $(WINE) ./ex_quickstart.exe > /dev/null && $(WINE) ./ex_hooks.exe > /dev/null \
+		&& $(WINE) ./ex_rollback.exe > /dev/null && $(WINE) ./ex_showcase.exe 10 > /dev/null
+
+$(BUILD)/tests_wasm.js: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	$(EMCC) $(EMFLAGS) -o $@ $(TESTSRC)
+test-wasm: $(BUILD)/tests_wasm.js
+	@echo "== Emscripten (wasm32, no threads), every test at reduced scale, under node"
+	node $< --scale 20 | tee -a $(BUILD)/summary
+	@echo "== Emscripten examples under node"
+	for e in $(PORT_EXAMPLES); do $(EMCC) $(EMFLAGS) -I. -o $(BUILD)/ex_$$e.js examples/$$e.c || exit 1; done
+	cd $(BUILD) && node ex_quickstart.js > /dev/null && node ex_hooks.js > /dev/null \
+		&& node ex_rollback.js > /dev/null && node ex_showcase.js 10 > /dev/null
+
+$(BUILD)/tests_m32: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	gcc $(WARN) $(REL) -m32 -Wno-clobbered -o $@ $(TESTSRC) -lm   # (a longjmp on failure only)
+test-m32: $(BUILD)/tests_m32
+	@echo "== gcc -m32 -O2 -DNDEBUG (i386)"
+	$< | tee -a $(BUILD)/summary
