@@ -3,6 +3,7 @@
 #   test-mingw     Windows: MinGW-w64 builds (Win32 threads backend), run under Wine
 #   test-wasm      the web: Emscripten (no threads), run under node
 #   test-m32       a 32-bit x86 build
+#   test-tcc       tcc (no atomics: the single-threaded build is chosen by itself), the examples
 # Uses BUILD, WARN, REL and TESTSRC from the main Makefile.
 
 CXXWARN   := -std=c++11 -Wall -Wextra -Wpedantic -Werror
@@ -14,9 +15,9 @@ EMCC      := NODE_PATH=/usr/share/nodejs emcc
 EMFLAGS   := $(WARN) -O2 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -sWASM_ASYNC_COMPILATION=0 -sENVIRONMENT=node
 PORT_EXAMPLES := quickstart hooks rollback showcase
 
-.PHONY: test-ports test-cxx-impl test-mingw test-wasm test-m32
+.PHONY: test-ports test-cxx-impl test-mingw test-wasm test-m32 test-tcc
 
-test-ports: test-cxx-impl test-mingw test-wasm test-m32
+test-ports: test-cxx-impl test-mingw test-wasm test-m32 test-tcc
 
 $(BUILD)/tests_cxximpl: $(TESTSRC) $(TESTHDR) tests/cxx/impl.cpp | $(BUILD)
 	g++ $(CXXWARN) $(REL) -c tests/cxx/impl.cpp -o $(BUILD)/impl_cxx.o
@@ -60,3 +61,9 @@ $(BUILD)/tests_m32: $(TESTSRC) $(TESTHDR) | $(BUILD)
 test-m32: $(BUILD)/tests_m32
 	@echo "== gcc -m32 -O2 -DNDEBUG (i386)"
 	$< | tee -a $(BUILD)/summary
+
+test-tcc: | $(BUILD)
+	@echo "== tcc (no atomics: one thread, chosen by ecs.h), the examples"
+	for e in $(PORT_EXAMPLES); do tcc -std=c11 -Wall -Werror -I. -o $(BUILD)/ex_$$e.tcc examples/$$e.c -lm || exit 1; done
+	cd $(BUILD) && ./ex_quickstart.tcc > /dev/null && ./ex_hooks.tcc > /dev/null \
+		&& ./ex_rollback.tcc > /dev/null && ./ex_showcase.tcc 10 > /dev/null
