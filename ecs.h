@@ -2231,9 +2231,10 @@ static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, voi
 static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
     const uint32_t last = t->count - 1;
     if (row != last) {
+        const ecs__idinfo *const ids = w->ids;
         for (uint32_t c = 0; c < t->column_count; c++) {
             const ecs__column *col = &t->columns[c];
-            ecs__relocate(&w->ids[col->id], col->data + (size_t)row * col->size,
+            ecs__relocate(&ids[col->id], col->data + (size_t)row * col->size,
                           col->data + (size_t)last * col->size);
         }
         ecs_entity moved = t->entities[last];
@@ -2282,26 +2283,26 @@ ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {   /* 
 
 /* ecs__row_move with hooks: shared values moved, new ones constructed,
    dropped ones destroyed. */
+static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, uint32_t row) {
+    const ecs__idinfo *in = &ids[col->id];
+    if (in->dtor) in->dtor(col->data + (size_t)row * col->size, 1, in->ctx);
+}
 static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
     ecs__table *src = w->tables[r->table], *dst = edge->dst;
-    const uint32_t srow = r->row, drow = dst->count++;
+    const ecs__idinfo *const ids = w->ids;
+    const ecs__column *const scols = src->columns;
+    const uint32_t srow = r->row, drow = dst->count++, sn = src->column_count;
     dst->entities[drow] = src->entities[srow];
     uint32_t j = 0;
     for (uint32_t c = 0; c < dst->column_count; c++) {
         const ecs__column *dc = &dst->columns[c];
-        const ecs__idinfo *in = &w->ids[dc->id];
+        const ecs__idinfo *in = &ids[dc->id];
         unsigned char *to = dc->data + (size_t)drow * dc->size;
-        for (; j < src->column_count && src->columns[j].id < dc->id; j++)   /* dropped */
-            if (w->ids[src->columns[j].id].dtor)
-                w->ids[src->columns[j].id].dtor(src->columns[j].data + (size_t)srow * src->columns[j].size, 1,
-                                                w->ids[src->columns[j].id].ctx);
-        if (edge->from[c] >= 0) { ecs__relocate(in, to, src->columns[j].data + (size_t)srow * dc->size); j++; }
+        for (; j < sn && scols[j].id < dc->id; j++) ecs__destruct_cell(ids, &scols[j], srow);   /* dropped */
+        if (edge->from[c] >= 0) { ecs__relocate(in, to, scols[j].data + (size_t)srow * dc->size); j++; }
         else ecs__construct(in, to, 1);
     }
-    for (; j < src->column_count; j++)
-        if (w->ids[src->columns[j].id].dtor)
-            w->ids[src->columns[j].id].dtor(src->columns[j].data + (size_t)srow * src->columns[j].size, 1,
-                                            w->ids[src->columns[j].id].ctx);
+    for (; j < sn; j++) ecs__destruct_cell(ids, &scols[j], srow);
     if (src->hooked) ecs__row_delete_hooked(w, src, srow);
     else ecs__row_delete(w, src, srow);
     r->table = dst->index;

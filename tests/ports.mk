@@ -48,9 +48,13 @@ test-mingw: $(BUILD)/tests_mingw.exe $(BUILD)/tests_mingw_il.exe
 
 $(BUILD)/tests_wasm.js: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	$(EMCC) $(EMFLAGS) -o $@ $(TESTSRC)
-test-wasm: $(BUILD)/tests_wasm.js
+$(BUILD)/tests_wasm_mt.js: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	$(EMCC) $(EMFLAGS) -pthread -sPTHREAD_POOL_SIZE=8 -sENVIRONMENT=node,worker -Wno-pthreads-mem-growth -o $@ $(TESTSRC)
+test-wasm: $(BUILD)/tests_wasm.js $(BUILD)/tests_wasm_mt.js
 	@echo "== Emscripten (wasm32, no threads), every test at reduced scale, under node"
 	node $< --scale 20 | tee -a $(BUILD)/summary
+	@echo "== Emscripten with -pthread (pool of 8), scheduler tests at reduced scale, under node"
+	node $(BUILD)/tests_wasm_mt.js -f sched_ --scale 20 | tee -a $(BUILD)/summary
 	@echo "== Emscripten examples under node"
 	for e in $(PORT_EXAMPLES); do $(EMCC) $(EMFLAGS) -I. -o $(BUILD)/ex_$$e.js examples/$$e.c || exit 1; done
 	cd $(BUILD) && node ex_quickstart.js > /dev/null && node ex_hooks.js > /dev/null \

@@ -476,7 +476,9 @@ TEST(sched_chunk_coverage) {
 /* Random graphs of systems with declared access. Each system, while it runs,
    registers as reader or writer of every id it declared (atomics, per id and
    system) and checks that no other system writes what it touches, or
-   touches what it writes. Also: every system that ecs_system_precedes says
+   touches what it writes, by ecs.h's conflict rules: two systems whose
+   queries can never match the same table (AND x in one, NOT x in the other)
+   do not conflict through their terms. Also: every system that ecs_system_precedes says
    runs before another finishes before that one starts (tickets), and every
    system covers its query's rows exactly once per frame. */
 #define OV_COMPS 8
@@ -487,6 +489,7 @@ typedef struct ov_sys {
     int n, slot[OV_IDS];
     bool write[OV_IDS];
     bool excl, main_only, has_terms;
+    unsigned and_ids, not_ids;   /* component slots of its AND and NOT terms */
     ecs_query_desc qd;
 } ov_sys;
 typedef struct ov_ctx {
@@ -507,6 +510,12 @@ static void ov_note(ov_ctx *c, int a, int b, int slot) {
         atomic_store(&c->conflict_slot, slot);
     }
 }
+/* Whether a's and b's queries can never match the same table (AND x in one,
+   NOT x in the other): then their terms do not conflict. An EXCLUSIVE system
+   conflicts with everything. */
+static bool ov_disjoint(const ov_sys *a, const ov_sys *b) {
+    return !a->excl && !b->excl && ((a->and_ids & b->not_ids) || (a->not_ids & b->and_ids));
+}
 /* 0 when no other system conflicts with s on its ids right now. */
 static int ov_check(ov_ctx *c, int s) {
     const ov_sys *me = &c->sys[s];
@@ -514,6 +523,7 @@ static int ov_check(ov_ctx *c, int s) {
         int j = me->slot[k];
         for (int t = 1; t <= OV_MAX; t++) {
             if (t == s) continue;
+            if (j < OV_COMPS && ov_disjoint(me, &c->sys[t])) continue;   /* components: terms only */
             if (atomic_load(&c->wr[j][t]) || (me->write[k] && atomic_load(&c->rd[j][t]))) {
                 ov_note(c, s, t, j);
                 return 1;
@@ -623,6 +633,8 @@ static void ov_run_graph(unsigned long long seed, int threads, long frames) {
             d.terms[t].oper = oper;
             t++;
             if (oper != ECS_NOT) ov_track(s, j, acc == ECS_WRITE);
+            if (oper == ECS_AND) s->and_ids |= 1u << j;
+            if (oper == ECS_NOT) s->not_ids |= 1u << j;
         }
         s->has_terms = t > 0;
         memcpy(s->qd.terms, d.terms, sizeof d.terms);
