@@ -920,6 +920,7 @@ static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
 #elif defined(__GNUC__) && defined(__aarch64__)
 #  define ECS__PAUSE() __asm__ __volatile__("yield")
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#  include <intrin.h>
 #  define ECS__PAUSE() _mm_pause()
 #else
 #  define ECS__PAUSE() ((void)0)
@@ -1201,8 +1202,9 @@ struct ecs__table;
 typedef struct ecs__edge_to {
     struct ecs__table *dst;
     int32_t added;           /* dst column of the id (add edges), or -1 */
-    int32_t *from;           /* per dst column (stored right after); none for a self-edge */
+    /* then, right after: int32_t from[dst column count] (none for a self-edge) */
 } ecs__edge_to;
+#define ECS__FROM(e) ((const int32_t *)(const void *)((e) + 1))   /* per dst column */
 #define ECS__EDGE_LO 32      /* ids below this index their edges directly, no hashing */
 
 /* An archetype table: every entity with exactly this id set. Columns hold the
@@ -2299,7 +2301,7 @@ static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, const ecs__ed
         const ecs__idinfo *in = &ids[dc->id];
         unsigned char *to = dc->data + (size_t)drow * dc->size;
         for (; j < sn && scols[j].id < dc->id; j++) ecs__destruct_cell(ids, &scols[j], srow);   /* dropped */
-        if (edge->from[c] >= 0) { ecs__relocate(in, to, scols[j].data + (size_t)srow * dc->size); j++; }
+        if (ECS__FROM(edge)[c] >= 0) { ecs__relocate(in, to, scols[j].data + (size_t)srow * dc->size); j++; }
         else ecs__construct(in, to, 1);
     }
     for (; j < sn; j++) ecs__destruct_cell(ids, &scols[j], srow);
@@ -2317,7 +2319,7 @@ ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to
     ecs__table *src = w->tables[r->table], *dst = edge->dst;
     const uint32_t srow = r->row, drow = dst->count++, n = dst->column_count;
     const ecs__column *const dcols = dst->columns, *const scols = src->columns;
-    const int32_t *const from = edge->from;   /* locals: byte stores may alias anything */
+    const int32_t *const from = ECS__FROM(edge);   /* locals: byte stores may alias anything */
     dst->entities[drow] = src->entities[srow];
     for (uint32_t c = 0; c < n; c++) {
         const uint32_t size = dcols[c].size;
@@ -2346,10 +2348,9 @@ static const ecs__edge_to *ecs__edge_make(ecs_world *w, ecs__table *src, ecs__ta
     ecs__edge_to *e = (ecs__edge_to *)ecs__alloc(w, sizeof *e + n * sizeof(int32_t));
     if (!e) return NULL;
     int32_t at = ecs__table_find_id(dst, id);
-    e->from = (int32_t *)(void *)(e + 1);
     e->dst = dst;
     e->added = removing || at < 0 ? -1 : dst->column_of[at];
-    if (n) ecs__column_plan(dst, src, e->from);
+    if (n) ecs__column_plan(dst, src, (int32_t *)(void *)(e + 1));
     if (id >= ECS__EDGE_LO) {
         uint64_t key = (uint64_t)id << 1 | removing, *old = ecs__map_get(&src->edges, key);
         if (old) { *old = (uint64_t)(uintptr_t)e; return e; }   /* a slot a restore emptied */
