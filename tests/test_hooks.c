@@ -159,6 +159,47 @@ TEST(hooks_resource_owns_memory) {
     CHECK(hk.ctor == 1 && hk.dtor == 1);
 }
 
+/* A command buffer stores values aligned for their type: copy hooks read
+   their source as the type (UBSan and this check catch a misaligned one). */
+typedef struct hk_wide { double d; long long n; } hk_wide;
+static long hk_misaligned, hk_copies;
+static void wide_copy(void *dst, const void *src, int n, void *ctx) {
+    (void)ctx;
+    if ((uintptr_t)src % _Alignof(hk_wide)) hk_misaligned++;
+    for (int i = 0; i < n; i++) { ((hk_wide *)dst)[i] = ((const hk_wide *)src)[i]; hk_copies++; }
+}
+TEST(hooks_command_values_aligned) {
+    hk_misaligned = hk_copies = 0;
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    ecs_id byte = ecs_component(w, "Byte", 1, 1);
+    ecs_id wide = ecs_component_init(w, &(ecs_component_desc){.name = "Wide", .size = sizeof(hk_wide),
+        .align = _Alignof(hk_wide), .copy = wide_copy});
+    ecs_entity e = ecs_create(w);
+    ecs_commands *c = ecs_commands_new(w);
+    REQUIRE(c && byte && wide);
+    for (int k = 0; k < 20; k++) {   /* odd offsets before every value */
+        char b = (char)k;
+        hk_wide v = {k * 0.5, k};
+        CHECK_EQ_INT(ecs_cmd_set(c, e, byte, &b), ECS_OK);
+        CHECK_EQ_INT(ecs_cmd_set(c, e, wide, &v), ECS_OK);
+        CHECK_EQ_INT(ecs_cmd_set_parent(c, ecs_cmd_create(c), e), ECS_OK);
+    }
+    CHECK_EQ_INT(ecs_commands_apply(w, c), ECS_OK);
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);   /* deferred ecs_set: the same buffer kind */
+    char b = 1;
+    hk_wide v = {2.5, 7};
+    CHECK_EQ_INT(ecs_set(w, e, byte, &b), ECS_OK);
+    CHECK_EQ_INT(ecs_set(w, e, wide, &v), ECS_OK);
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
+    CHECK_EQ_INT(hk_copies, 21);
+    CHECK_EQ_INT(hk_misaligned, 0);
+    const hk_wide *got = (const hk_wide *)ecs_get(w, e, wide);
+    CHECK(got && got->d == 2.5 && got->n == 7);
+    CHECK_EQ_INT(ecs_children(w, e, NULL, 0), 20);
+    ecs_world_free(w);
+}
+
 /* Structural calls made in a hook wait until the change that ran it is done. */
 static ecs_id hk_tag;
 static void adds_tag(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
@@ -464,4 +505,5 @@ void suite_hooks(void) {
     RUN(hooks_entity_fields_resolved);
     RUN(hooks_bad_descs);
     RUN(hooks_resource_owns_memory);
+    RUN(hooks_command_values_aligned);
 }
