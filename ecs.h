@@ -301,6 +301,13 @@ ECS_API ecs_entity ecs_create(ecs_world *w);
    handles go to out (may be NULL). All or nothing. */
 ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
                                    ecs_entity *out);
+/* As ecs_create_many, with initial values: values[k] (NULL: the default
+   value) points to n values of ids[k], back to back, copied in as whole
+   columns (with copy into constructed values where the component has hooks;
+   on_add for every id, then on_set for each id with values). ids may not
+   repeat here. */
+ECS_API ecs_result ecs_create_many_values(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
+                                          const void *const *values, ecs_entity *out);
 ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e);
 ECS_API bool       ecs_is_alive(const ecs_world *w, ecs_entity e);
 /* Adding an id the entity has, or removing one it lacks, is ECS_OK and no change. */
@@ -3077,15 +3084,18 @@ ECS_API ecs_entity ecs_create(ecs_world *w) {
     return ecs__create(w, "ecs_create");
 }
 
-ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
-                                   ecs_entity *out) {
-    static const char fn[] = "ecs_create_many";
+/* ecs_create_many and ecs_create_many_values (values may be NULL). */
+static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const ecs_id *ids, size_t id_count,
+                                   const void *const *values, ecs_entity *out) {
     if (!w) return ECS_ERR_ARG;
     if (id_count && !ids) return ecs__fail(w, ECS_ERR_ARG, "%s: ids is NULL", fn);
     if (n > ECS__MAX_ROWS) return ecs__fail(w, ECS_ERR_ARG, "%s: n is too large", fn);
     for (size_t i = 0; i < id_count; i++) {
         ecs_result r = ecs__check_component(w, fn, ids[i]);
         if (r) return r;
+        for (size_t k = 0; values && k < i; k++)
+            if (ids[k] == ids[i])
+                return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is listed twice", fn, w->ids[ids[i]].name);
     }
     if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);   /* before the shared scratch */
     if (ecs__deferring(w)) {   /* all or nothing: on failure cut back buffer and slots */
@@ -3094,7 +3104,10 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         for (size_t i = 0; i < n; i++) {
             ecs_entity e = ecs__defer_create(w, fn);
             bool ok = e != 0;
-            for (size_t k = 0; ok && k < id_count; k++) ok = !ecs_cmd_add(c, e, ids[k]);
+            for (size_t k = 0; ok && k < id_count; k++)
+                ok = values && values[k] && w->ids[ids[k]].size
+                   ? !ecs_cmd_set(c, e, ids[k], (const unsigned char *)values[k] + i * w->ids[ids[k]].size)
+                   : !ecs_cmd_add(c, e, ids[k]);
             if (!ok) {
                 for (uint32_t k = count; k < c->count; k++) {   /* slots back in their old order */
                     if (c->cmds[k].op != ECS__CMD_CREATE) continue;
@@ -3138,19 +3151,41 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
         t->entities[t->count++] = e;
         if (out) out[i] = e;
     }
-    for (uint32_t c = 0; c < t->column_count; c++)
-        ecs__construct(&w->ids[t->columns[c].id], t->columns[c].data + (size_t)first * t->columns[c].size,
-                       (uint32_t)n);
+    for (uint32_t c = 0; c < t->column_count; c++) {   /* whole columns: constructed, or copied in */
+        const ecs__idinfo *in = &w->ids[t->columns[c].id];
+        unsigned char *dst = t->columns[c].data + (size_t)first * t->columns[c].size;
+        const void *src = NULL;
+        for (size_t k = 0; values && k < id_count; k++) if (ids[k] == t->columns[c].id) src = values[k];
+        if (src && !in->lifecycle) { memcpy(dst, src, n * t->columns[c].size); continue; }
+        ecs__construct(in, dst, (uint32_t)n);
+        if (src && in->copy) in->copy(dst, src, (int)n, in->ctx);
+        else if (src) memcpy(dst, src, n * t->columns[c].size);
+    }
     w->alive += (uint32_t)n;
-    if (t->hooked)   /* on_add, entity by entity, id by id */
-        for (size_t i = 0; i < n; i++)
+    if (t->hooked)   /* on_add, entity by entity, id by id; then on_set for the values given */
+        for (size_t i = 0; i < n; i++) {
             for (uint32_t k = 0; k < t->id_count; k++) {
                 const ecs__idinfo *in = &w->ids[t->ids[k]];
                 if (in->on_add) ecs__fire(w, in->on_add, t->entities[first + i], t->ids[k],
                                            ecs__table_cell(t, (int32_t)k, first + (uint32_t)i));
             }
+            for (size_t k = 0; values && k < id_count; k++) {
+                const ecs__idinfo *in = &w->ids[ids[k]];
+                if (values[k] && in->on_set && in->size)
+                    ecs__fire(w, in->on_set, t->entities[first + i], ids[k],
+                              ecs__table_cell(t, ecs__table_find_id(t, ids[k]), first + (uint32_t)i));
+            }
+        }
     ecs__hooks_after(w);
     return ECS_OK;
+}
+ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
+                                   ecs_entity *out) {
+    return ecs__create_many(w, "ecs_create_many", n, ids, id_count, NULL, out);
+}
+ECS_API ecs_result ecs_create_many_values(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
+                                          const void *const *values, ecs_entity *out) {
+    return ecs__create_many(w, "ecs_create_many_values", n, ids, id_count, values, out);
 }
 
 ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e) {

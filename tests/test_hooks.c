@@ -200,6 +200,60 @@ TEST(hooks_command_values_aligned) {
     ecs_world_free(w);
 }
 
+/* Bulk creation with values: plain columns copied whole, hooked ones
+   constructed then copied (on_add, then on_set), NULL means the default,
+   in defer mode at the block's end; repeated ids refused. */
+TEST(create_many_values) {
+    memset(&hk, 0, sizeof hk);
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    ecs_id tr = hk_trail(w), pos = ecs_component(w, "Pos", 8, 0), vel = ecs_component(w, "Vel", 8, 0),
+           tag = ecs_component(w, "Tag", 0, 0);
+    enum { N = 300 };
+    static float p[N][2];
+    static trail t[N];
+    static int pts[N][4];
+    for (int i = 0; i < N; i++) {
+        p[i][0] = (float)i; p[i][1] = -(float)i;
+        pts[i][0] = i;
+        t[i].points = pts[i];
+        t[i].n = i % 5;
+    }
+    ecs_entity out[N];
+    ecs_id ids[4] = {vel, pos, tr, tag};
+    const void *vals[4] = {NULL, p, t, p};   /* a value for a tag is ignored */
+    hk.len = 0;
+    CHECK_EQ_INT(ecs_create_many_values(w, N, ids, 4, vals, out), ECS_OK);
+    CHECK(hk.ctor == N && hk.copy == N && hk.add == N && hk.set == N);
+    CHECK(hk.len >= 4 && !memcmp(hk.log, "asas", 4));   /* per entity: on_add, then on_set */
+    bool ok = true;
+    for (int i = 0; i < N; i++) {
+        const float *gp = (const float *)ecs_get(w, out[i], pos), *gv = (const float *)ecs_get(w, out[i], vel);
+        const trail *gt = (const trail *)ecs_get(w, out[i], tr);
+        ok &= gp && gp[0] == (float)i && gp[1] == -(float)i && gv && gv[0] == 0 && gv[1] == 0 &&
+              gt && gt->n == i % 5 && gt->points != pts[i] && gt->points[0] == i && ecs_has(w, out[i], tag);
+    }
+    CHECK(ok);
+    HK_BALANCED(w, tr);
+    ecs_id twice[2] = {pos, pos};
+    const void *two[2] = {p, p};
+    size_t before = ecs_count(w);
+    CHECK_EQ_INT(ecs_create_many_values(w, 3, twice, 2, two, NULL), ECS_ERR_ARG);
+    CHECK(strstr(ecs_last_error(w), "twice") != NULL);
+    CHECK_EQ_INT(ecs_count(w), before);
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);   /* deferred: the values land at the end */
+    ecs_entity d[2];
+    CHECK_EQ_INT(ecs_create_many_values(w, 2, ids, 3, vals, d), ECS_OK);
+    CHECK(!ecs_is_alive(w, d[0]));
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
+    const float *g1 = (const float *)ecs_get(w, d[1], pos);
+    const trail *t1 = (const trail *)ecs_get(w, d[1], tr);
+    CHECK(g1 && g1[0] == 1 && g1[1] == -1 && t1 && t1->n == 1 && t1->points[0] == 1);
+    HK_BALANCED(w, tr);
+    ecs_world_free(w);
+    CHECK_EQ_INT(hk.ctor, hk.dtor);
+}
+
 /* Structural calls made in a hook wait until the change that ran it is done. */
 static ecs_id hk_tag;
 static void adds_tag(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
@@ -506,4 +560,5 @@ void suite_hooks(void) {
     RUN(hooks_bad_descs);
     RUN(hooks_resource_owns_memory);
     RUN(hooks_command_values_aligned);
+    RUN(create_many_values);
 }

@@ -302,6 +302,12 @@ static void scen_entities(oom_ctx *c) {
     }
     OOM_RES(c, ecs_create_many(w, 24, (const ecs_id[]){c->pos, c->vel, c->tb}, 3, many));
     OOM_RES(c, ecs_create_many(w, 6, (const ecs_id[]){c->hp, c->ta, c->hp}, 3, NULL));
+    {
+        static const OPos pv[5] = {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}};
+        static const OHp hv[5] = {{7}, {8}, {9}, {10}, {11}};
+        OOM_RES(c, ecs_create_many_values(w, 5, (const ecs_id[]){c->hp, c->pos, c->big}, 3,
+                                          (const void *const[]){hv, pv, NULL}, NULL));
+    }
     for (int i = 0; i < NE; i += 4) {
         OOM_RES(c, ecs_remove(w, e[i], c->vel));
         OOM_RES(c, ecs_remove(w, e[i], c->pos));
@@ -481,6 +487,11 @@ static void scen_defer(oom_ctx *c) {
     }
     ecs_entity batch[6] = {0};
     OOM_RES(c, ecs_create_many(w, 6, (const ecs_id[]){c->vel, c->big, c->vel}, 3, batch));
+    {
+        static const OVel vv[4] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+        OOM_RES(c, ecs_create_many_values(w, 4, (const ecs_id[]){c->vel, c->ta}, 2, (const void *const[]){vv, NULL},
+                                          NULL));
+    }
     OOM_RES(c, ecs_set(w, batch[2], c->vel, &(OVel){4, 4}));
     ecs_entity keep = 0;
     for (int i = 0; i < 24 && !keep; i++)
