@@ -309,6 +309,14 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
 ECS_API ecs_result ecs_create_many_values(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
                                           const void *const *values, ecs_entity *out);
 ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e);
+/* Destroys n entities (each with its children, as ecs_destroy), all or
+   nothing: a handle that is not alive is ECS_ERR_STALE, an open query loop
+   on any of their tables ECS_ERR_BUSY, and nothing is destroyed. One that
+   dies earlier in the call (listed twice, or under one listed before) is
+   skipped. In defer mode the destroys are recorded. */
+ECS_API ecs_result ecs_destroy_many(ecs_world *w, const ecs_entity *entities, size_t n);
+/* Destroys every entity that has id (and their children), all or nothing. */
+ECS_API ecs_result ecs_destroy_with(ecs_world *w, ecs_id id);
 ECS_API bool       ecs_is_alive(const ecs_world *w, ecs_entity e);
 /* Adding an id the entity has, or removing one it lacks, is ECS_OK and no change. */
 ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id);     /* zero value */
@@ -2507,7 +2515,6 @@ static ecs_result ecs__set_parent(ecs_world *w, const char *fn, ecs_entity child
     return ECS_OK;
 }
 
-/* Adds id (copying value in, or zeroing it) or, if present, overwrites it. */
 /* Adds id (copying value in, or zeroing it) or, if present, overwrites it.
    The edge answers both "has it?" (a self-edge) and "which column?". */
 static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id,
@@ -3195,6 +3202,66 @@ ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e) {
     if (ecs__deferring(w)) return ecs_cmd_destroy(ecs__defer_buf(w), e);
     if ((r = ecs__destroy(w, "ecs_destroy", e))) return r;
     return ecs__hooks_after(w);
+}
+
+/* BUSY if destroying e would touch a table a query loop holds. */
+static ecs_result ecs__destroy_check(ecs_world *w, const char *fn, ecs_entity e) {
+    uint32_t root = ecs__index(e);
+    ecs__table *t = w->tables[w->records[root].table];
+    if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
+    if (!ecs__has_rel(w, root) || !w->rels[root].first) return ECS_OK;
+    for (uint32_t x = ecs__deepest(w, root); x != ECS__NONE; x = ecs__post_next(w, root, x))
+        if (ecs__locked(w, (t = w->tables[w->records[x].table]))) return ecs__busy(w, fn, t);
+    return ECS_OK;
+}
+/* ecs_destroy_many's work, the handles checked. */
+static ecs_result ecs__destroy_list(ecs_world *w, const char *fn, const ecs_entity *es, size_t n) {
+    ecs_result r;
+    if (ecs__deferring(w)) {   /* all recorded, or none */
+        ecs_commands *c = ecs__defer_buf(w);
+        uint32_t count = c->count;
+        for (size_t i = 0; i < n; i++)
+            if ((r = ecs_cmd_destroy(c, es[i]))) { c->count = count; return r; }
+        return ECS_OK;
+    }
+    if ((r = ecs__check_running(w, fn))) return r;
+    for (size_t i = 0; i < n; i++)
+        if ((r = ecs__destroy_check(w, fn, es[i]))) return r;
+    for (size_t i = 0; i < n; i++) {
+        if (!ecs__alive(w, es[i])) continue;   /* went with one before it */
+        if ((r = ecs__destroy(w, fn, es[i])) || (r = ecs__hooks_after(w))) return r;
+    }
+    return ECS_OK;
+}
+ECS_API ecs_result ecs_destroy_many(ecs_world *w, const ecs_entity *es, size_t n) {
+    static const char fn[] = "ecs_destroy_many";
+    if (!w) return ECS_ERR_ARG;
+    if (n && !es) return ecs__fail(w, ECS_ERR_ARG, "%s: entities is NULL", fn);
+    for (size_t i = 0; i < n; i++) {
+        ecs_result r = ecs__check_target(w, fn, es[i]);
+        if (r) return r;
+    }
+    return ecs__destroy_list(w, fn, es, n);
+}
+ECS_API ecs_result ecs_destroy_with(ecs_world *w, ecs_id id) {
+    static const char fn[] = "ecs_destroy_with";
+    if (!w) return ECS_ERR_ARG;
+    ecs_result r = ecs__check_component(w, fn, id);
+    if (r || (r = ecs__check_running(w, fn))) return r;
+    size_t n = 0, k = 0;
+    for (uint32_t i = 0; i < w->table_count; i++)
+        if (w->tables[i]->count && ecs__table_find_id(w->tables[i], id) >= 0) n += w->tables[i]->count;
+    if (!n) return ECS_OK;
+    ecs_entity *list = (ecs_entity *)ecs__alloc(w, n * sizeof *list);   /* destroys move rows */
+    if (!list) return ECS__OOM(w, fn);
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        const ecs__table *t = w->tables[i];
+        if (!t->count || ecs__table_find_id(t, id) < 0) continue;
+        for (uint32_t row = t->count; row-- > 0;) list[k++] = t->entities[row];   /* last rows first: no moves */
+    }
+    r = ecs__destroy_list(w, fn, list, n);
+    ecs__free(w, list);
+    return r;
 }
 
 ECS_API bool ecs_is_alive(const ecs_world *w, ecs_entity e) { return w && ecs__alive(w, e); }

@@ -773,6 +773,19 @@ static double destroy_n(ecs_entity *h, size_t n) {
     return t;
 }
 static double destroy_ecs(void *ctx) { return destroy_n(((destroy_ctx *)ctx)->h, N_CREATE); }
+static double destroy_with_ecs(void *ctx) {   /* the same entities, all in one call */
+    ecs_entity *h = ((destroy_ctx *)ctx)->h;
+    ids id;
+    ecs_world *w = world_new(&id);
+    ecs_id cids[2] = {id.pos, id.vel};
+    NEED(ecs_create_many(w, N_CREATE, cids, 2, h) == ECS_OK, "ecs_create_many failed");
+    double t0 = now_ns();
+    ecs_result r = ecs_destroy_with(w, id.pos);
+    double t = now_ns() - t0;
+    check(r == ECS_OK && ecs_count(w) == 0, "destroy with", "ecs_destroy_with failed");
+    ecs_world_free(w);
+    return t;
+}
 
 static bench_row bench_destroy(void) {
     bench_row r = {"destroy 1M one at a time (per entity)", 0, 0, 9, false};
@@ -785,6 +798,22 @@ static bench_row bench_destroy(void) {
     for (size_t i = 0; i < N_CREATE; i++) c.gen[i] = 1;
     memset(c.free_list, 0, N_CREATE * sizeof *c.free_list);
     run_pair(reps(41), destroy_base, destroy_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
+    g_sink = (double)c.free_list[N_CREATE - 1];
+    soa_free(&c.s);
+    free(c.h); free(c.row); free(c.gen); free(c.free_list);
+    return r;
+}
+static bench_row bench_destroy_with(void) {
+    bench_row r = {"destroy 1M with ecs_destroy_with (per entity)", 0, 0, 9, false};
+    destroy_ctx c;
+    memset(&c, 0, sizeof c);
+    c.h = alloc64(N_CREATE * sizeof *c.h);
+    c.row = alloc64(N_CREATE * sizeof *c.row);
+    c.gen = alloc64(N_CREATE * sizeof *c.gen);
+    c.free_list = alloc64(N_CREATE * sizeof *c.free_list);
+    for (size_t i = 0; i < N_CREATE; i++) c.gen[i] = 1;
+    memset(c.free_list, 0, N_CREATE * sizeof *c.free_list);
+    run_pair(reps(41), destroy_base, destroy_with_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
     g_sink = (double)c.free_list[N_CREATE - 1];
     soa_free(&c.s);
     free(c.h); free(c.row); free(c.gen); free(c.free_list);
@@ -1614,6 +1643,7 @@ static const bench_fn g_benches[] = {
     bench_bulk_values,
     bench_add_remove,
     bench_destroy,
+    bench_destroy_with,
     bench_add_remove_hooks,
     bench_destroy_families,
 };

@@ -254,6 +254,58 @@ TEST(create_many_values) {
     CHECK_EQ_INT(hk.ctor, hk.dtor);
 }
 
+/* Bulk destroys: all or nothing, with cascades and hooks. */
+TEST(destroy_many_and_with) {
+    memset(&hk, 0, sizeof hk);
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    ecs_id tr = hk_trail(w), pos = ecs_component(w, "Pos", 8, 0), tag = ecs_component(w, "Doomed", 0, 0);
+    ecs_entity e[40];
+    CHECK_EQ_INT(ecs_create_many(w, 40, &pos, 1, e), ECS_OK);
+    for (int i = 0; i < 40; i++) {
+        if (i % 2) CHECK_EQ_INT(ecs_add(w, e[i], tr), ECS_OK);
+        if (i % 3 == 0) CHECK_EQ_INT(ecs_add(w, e[i], tag), ECS_OK);
+        if (i >= 30) CHECK_EQ_INT(ecs_set_parent(w, e[i], e[i - 10]), ECS_OK);   /* 20..29 have children */
+    }
+    ecs_entity list[4] = {e[20], e[30], e[20], e[5]};   /* twice, and a child after its parent */
+    CHECK_EQ_INT(ecs_destroy_many(w, list, 4), ECS_OK);
+    CHECK(!ecs_is_alive(w, e[20]) && !ecs_is_alive(w, e[30]) && !ecs_is_alive(w, e[5]) && ecs_is_alive(w, e[21]));
+    CHECK_EQ_INT(ecs_count(w), 37);
+    HK_BALANCED(w, tr);
+    ecs_entity stale[2] = {e[1], e[5]};   /* e[5] is dead: nothing happens */
+    CHECK_EQ_INT(ecs_destroy_many(w, stale, 2), ECS_ERR_STALE);
+    CHECK(ecs_is_alive(w, e[1]));
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{tr, ECS_READ, ECS_AND}}});
+    ecs_iter it = ecs_query_iter(w, q);
+    CHECK(ecs_query_next(&it));
+    ecs_entity busy[2] = {e[2], e[1]};   /* e[1]'s table is being iterated */
+    CHECK_EQ_INT(ecs_destroy_many(w, busy, 2), ECS_ERR_BUSY);
+    CHECK_EQ_INT(ecs_destroy_with(w, tag), ECS_ERR_BUSY);
+    CHECK(ecs_is_alive(w, e[2]) && ecs_is_alive(w, e[1]));
+    ecs_iter_fini(&it);
+    ecs_query_free(q);
+    size_t before = ecs_count(w), doomed = 0, kids = 0;
+    for (int i = 0; i < 40; i++)
+        if (ecs_is_alive(w, e[i]) && ecs_has(w, e[i], tag)) {
+            doomed++;
+            kids += (i >= 20 && i < 30 && ecs_is_alive(w, e[i + 10]) && !ecs_has(w, e[i + 10], tag));
+        }
+    CHECK_EQ_INT(ecs_destroy_with(w, tag), ECS_OK);   /* and the children of those that had it */
+    CHECK_EQ_INT(ecs_count(w), before - doomed - kids);
+    for (int i = 0; i < 40; i++) CHECK(!ecs_is_alive(w, e[i]) || !ecs_has(w, e[i], tag));
+    HK_BALANCED(w, tr);
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);   /* deferred: recorded, applied at the end */
+    CHECK_EQ_INT(ecs_destroy_many(w, &e[1], 1), ECS_OK);
+    CHECK(ecs_is_alive(w, e[1]));
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
+    CHECK(!ecs_is_alive(w, e[1]));
+    CHECK_EQ_INT(ecs_destroy_many(w, NULL, 0), ECS_OK);
+    CHECK_EQ_INT(ecs_destroy_many(w, NULL, 2), ECS_ERR_ARG);
+    CHECK_EQ_INT(ecs_destroy_with(w, 9999), ECS_ERR_ARG);
+    ecs_world_free(w);
+    CHECK_EQ_INT(hk.ctor, hk.dtor);
+}
+
 /* Structural calls made in a hook wait until the change that ran it is done. */
 static ecs_id hk_tag;
 static void adds_tag(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
@@ -561,4 +613,5 @@ void suite_hooks(void) {
     RUN(hooks_resource_owns_memory);
     RUN(hooks_command_values_aligned);
     RUN(create_many_values);
+    RUN(destroy_many_and_with);
 }

@@ -332,6 +332,8 @@ static void scen_entities(oom_ctx *c) {
     OPos *p = (OPos *)ecs_get_mut(w, many[3], c->pos);
     if (p) p->x = 33;
     else oom_fail(c, __LINE__, "ecs_get_mut", "NULL");
+    OOM_RES(c, ecs_destroy_many(w, (const ecs_entity[]){more[1], more[3], more[1]}, 3));
+    OOM_RES(c, ecs_destroy_with(w, c->ta));   /* its list of entities is allocated */
     ORes *r = (ORes *)ecs_resource_get(w, c->res);
     if (r) r->frame++;
     oom_mix(&c->content, r ? (unsigned long long)r->frame : 0);
