@@ -9,10 +9,11 @@
    changes in an order that never depends on the thread count.
 
    USAGE
-       In exactly one .c file:
+       In exactly one .c (or .cpp) file:
            #define ECS_IMPLEMENTATION
            #include "ecs.h"
-       Everywhere else just #include "ecs.h".
+       Everywhere else just #include "ecs.h". Needs C11 or C++11; threads
+       are Win32 on Windows, else C11 <threads.h> or pthreads.
 
    CONTENTS (grep for the tags)
        >>config     compile-time options
@@ -34,8 +35,12 @@
        ECS_REALLOC(p, n)     the default allocator when the world desc gives
        ECS_FREE(p)           none; default realloc/free
        ECS_USE_PTHREADS      pthreads instead of C11 <threads.h> (automatic
-                             where <threads.h> is missing)
-       ECS_NO_THREADS        single-threaded library, same API
+                             where <threads.h> is missing, and in C++), or
+                             instead of Win32 threads on Windows
+       ECS_NO_THREADS        single-threaded library, same API; threads > 1
+                             then runs on the calling thread (automatic for
+                             tcc and for Emscripten without -pthread)
+       ECS_USE_INTERLOCKED   MSVC's _Interlocked atomics (automatic with MSVC)
        ECS_VALGRIND          annotate atomic hand-offs for helgrind
     ECS_CHECK_ACCESS      1/0: the debug access checks on/off (default: on
                           unless NDEBUG); see ecs_progress
