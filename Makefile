@@ -28,7 +28,7 @@ $(BUILD):
 $(BUILD)/tests_asan: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	gcc $(WARN) $(SAN) -o $@ $(TESTSRC) -lm
 $(BUILD)/tests_release: $(TESTSRC) $(TESTHDR) | $(BUILD)
-	clang $(WARN) $(REL) -o $@ $(TESTSRC) -lm
+	clang $(WARN) $(REL) -DECS_USE_STDATOMIC -o $@ $(TESTSRC) -lm   # the C11 atomics path
 $(BUILD)/tests_gen4: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	gcc $(WARN) $(REL) -DECS_GENERATION_BITS=4 -DECS_PENDING_SERIAL_BITS=16 -o $@ $(TESTSRC) -lm
 # ThreadSanitizer needs the pthread backend (it crashes on C11 thrd_create
@@ -45,7 +45,7 @@ $(BUILD)/tests_nothreads: $(TESTSRC) $(TESTHDR) | $(BUILD)
 test-asan: $(BUILD)/tests_asan
 	@echo "== gcc, ASan+UBSan"; ASAN_OPTIONS=detect_leaks=1 $< | tee -a $(BUILD)/summary
 test-release: $(BUILD)/tests_release
-	@echo "== clang -O2 -DNDEBUG"; $< | tee -a $(BUILD)/summary
+	@echo "== clang -O2 -DNDEBUG, C11 <stdatomic.h>"; $< | tee -a $(BUILD)/summary
 test-gen4: $(BUILD)/tests_gen4
 	@echo "== gcc -O2 -DNDEBUG, 4-bit generations, 16-bit command-buffer serials"; $< | tee -a $(BUILD)/summary
 test-tsan: $(BUILD)/tests_tsan

@@ -41,6 +41,8 @@
                              then runs on the calling thread (automatic for
                              tcc and for Emscripten without -pthread)
        ECS_USE_INTERLOCKED   MSVC's _Interlocked atomics (automatic with MSVC)
+       ECS_USE_STDATOMIC     C11 <stdatomic.h> instead of GCC/Clang builtins
+                             (automatic for other C compilers)
        ECS_VALGRIND          annotate atomic hand-offs for helgrind
     ECS_CHECK_ACCESS      1/0: the debug access checks on/off (default: on
                           unless NDEBUG); see ecs_progress
@@ -876,7 +878,7 @@ static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 static bool ecs__cas_sc(volatile int *p, int expected, int desired) {
     return _InterlockedCompareExchange((volatile long *)(void *)p, desired, expected) == expected;
 }
-#  elif defined(__GNUC__) || defined(__clang__)
+#  elif (defined(__GNUC__) || defined(__clang__)) && !defined(ECS_USE_STDATOMIC)
 #    define ECS__ATOMIC(T) T
 #    define ecs__load(p)            __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #    define ecs__load_relaxed(p)    __atomic_load_n((p), __ATOMIC_RELAXED)
