@@ -368,7 +368,7 @@ ECS_API int        ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id
    query loop they fail with ECS_ERR_BUSY. Command buffers you own are not
    part of a snapshot. The snapshot lives in the world's allocator; write and
    restore report errors through the world it came from, so free snapshots
-   before their world. Values of components with a dtor need a copy hook. */
+   before their world. Values (and resources) with a dtor need a copy hook. */
 typedef struct ecs_snapshot ecs_snapshot;
 ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w);                  /* NULL + error */
 ECS_API ecs_result    ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s);
@@ -2278,11 +2278,15 @@ static void ecs__removing_all(ecs_world *w, ecs_entity e) {
     }
 }
 /* dtor of every value in row (their entity goes away). */
+
+
+/* dtor of one value, and of every value in row (their entity goes away). */
+static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, uint32_t row) {
+    const ecs__idinfo *in = &ids[col->id];
+    if (in->dtor) in->dtor(col->data + (size_t)row * col->size, 1, in->ctx);
+}
 static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
-    for (uint32_t c = 0; c < t->column_count; c++) {
-        const ecs__idinfo *in = &w->ids[t->columns[c].id];
-        if (in->dtor) in->dtor(t->columns[c].data + (size_t)row * t->columns[c].size, 1, in->ctx);
-    }
+    for (uint32_t c = 0; c < t->column_count; c++) ecs__destruct_cell(w->ids, &t->columns[c], row);
 }
 
 /* Swap-remove: the last row moves into the hole, and its entity's record
@@ -2307,10 +2311,7 @@ ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {   /* 
 
 /* ecs__row_move with hooks: shared values moved, new ones constructed,
    dropped ones destroyed. */
-static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, uint32_t row) {
-    const ecs__idinfo *in = &ids[col->id];
-    if (in->dtor) in->dtor(col->data + (size_t)row * col->size, 1, in->ctx);
-}
+
 static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
     ecs__table *src = w->tables[r->table], *dst = edge->dst;
     const ecs__idinfo *const ids = w->ids;
@@ -3641,9 +3642,18 @@ static bool ecs__snap_table_alloc(ecs_snapshot *s, ecs__snap_table *st, const ec
 ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
     static const char fn[] = "ecs_snapshot_take";
     if (!w || ecs__snap_busy(w, fn)) return NULL;
+    for (uint32_t i = 0; i < w->born; i++)   /* values that cannot be copied */
+        for (uint32_t c = 0; w->tables[i]->count && c < w->tables[i]->column_count; c++) {
+            const ecs__idinfo *in = &w->ids[w->tables[i]->columns[c].id];
+            if (in->dtor && !in->copy) {
+                ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has a dtor but no copy hook: its values cannot be "
+                          "copied", fn, in->name);
+                return NULL;
+            }
+        }
     for (uint32_t i = 1; i <= w->id_count; i++)
-        if (w->ids[i].dtor && !w->ids[i].copy) {
-            ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has a dtor but no copy hook: its values cannot be "
+        if (w->ids[i].resource && w->ids[i].dtor && !w->ids[i].copy) {
+            ecs__fail(w, ECS_ERR_ARG, "%s: resource \"%s\" has a dtor but no copy hook: it cannot be "
                       "copied", fn, w->ids[i].name);
             return NULL;
         }

@@ -787,8 +787,9 @@ static double destroy_with_ecs(void *ctx) {   /* the same entities, all in one c
     return t;
 }
 
-static bench_row bench_destroy(void) {
-    bench_row r = {"destroy 1M one at a time (per entity)", 0, 0, 9, false};
+/* The destroy baseline against one ecs.h way of destroying the same world. */
+static bench_row destroy_row(const char *name, double (*ecs_fn)(void *)) {
+    bench_row r = {name, 0, 0, 9, false};
     destroy_ctx c;
     memset(&c, 0, sizeof c);
     c.h = alloc64(N_CREATE * sizeof *c.h);
@@ -797,27 +798,15 @@ static bench_row bench_destroy(void) {
     c.free_list = alloc64(N_CREATE * sizeof *c.free_list);
     for (size_t i = 0; i < N_CREATE; i++) c.gen[i] = 1;
     memset(c.free_list, 0, N_CREATE * sizeof *c.free_list);
-    run_pair(reps(41), destroy_base, destroy_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
+    run_pair(reps(41), destroy_base, ecs_fn, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
     g_sink = (double)c.free_list[N_CREATE - 1];
     soa_free(&c.s);
     free(c.h); free(c.row); free(c.gen); free(c.free_list);
     return r;
 }
+static bench_row bench_destroy(void) { return destroy_row("destroy 1M one at a time (per entity)", destroy_ecs); }
 static bench_row bench_destroy_with(void) {
-    bench_row r = {"destroy 1M with ecs_destroy_with (per entity)", 0, 0, 9, false};
-    destroy_ctx c;
-    memset(&c, 0, sizeof c);
-    c.h = alloc64(N_CREATE * sizeof *c.h);
-    c.row = alloc64(N_CREATE * sizeof *c.row);
-    c.gen = alloc64(N_CREATE * sizeof *c.gen);
-    c.free_list = alloc64(N_CREATE * sizeof *c.free_list);
-    for (size_t i = 0; i < N_CREATE; i++) c.gen[i] = 1;
-    memset(c.free_list, 0, N_CREATE * sizeof *c.free_list);
-    run_pair(reps(41), destroy_base, destroy_with_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
-    g_sink = (double)c.free_list[N_CREATE - 1];
-    soa_free(&c.s);
-    free(c.h); free(c.row); free(c.gen); free(c.free_list);
-    return r;
+    return destroy_row("destroy 1M with ecs_destroy_with (per entity)", destroy_with_ecs);
 }
 
 /* ==== the scheduler and the validator ====================================

@@ -179,6 +179,12 @@ TEST(snapshot_refusals) {
     CHECK_EQ_INT(ecs_component_init(w, &(ecs_component_desc){.name = "Half", .size = 4,
         .serialize = name_save}), 0);   /* serialize without deserialize */
     ecs_snapshot_free(s2);
+    /* a resource that would be freed twice (dtor, no copy) cannot be taken */
+    ecs_id lone = ecs_resource_init(other, &(ecs_component_desc){.name = "Lone", .size = sizeof(sn_name),
+        .ctor = name_ctor, .dtor = name_dtor}, NULL);
+    REQUIRE(lone);
+    CHECK(ecs_snapshot_take(other) == NULL);
+    CHECK(strstr(ecs_last_error(other), "\"Lone\"") != NULL);
     ecs_snapshot_free(s);
     ecs_world_free(other);
     ecs_world_free(w);
@@ -228,14 +234,21 @@ static ecs_snapshot *sn_read(ecs_world *w, const unsigned char *bytes, size_t n)
     return s;
 }
 
-TEST(snapshot_file_other_build) {
+/* Two worlds of two builds: a registers in one order, b in the other. */
+static bool sn_two_builds(ecs_world **a, ecs_world **b, sn_ids *ia, sn_ids *ib) {
     sn_ctor_n = sn_dtor_n = 0;
-    ecs_world *a = ecs_world_new(&(ecs_world_desc){.threads = 1});
-    ecs_world *b = ecs_world_new(&(ecs_world_desc){.threads = 1});
-    REQUIRE(a && b);
+    *a = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    *b = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    if (!*a || !*b) return false;
+    sn_register(*a, ia, false);
+    sn_register(*b, ib, true);
+    return true;
+}
+
+TEST(snapshot_file_other_build) {
+    ecs_world *a, *b;
     sn_ids ia, ib;
-    sn_register(a, &ia, false);
-    sn_register(b, &ib, true);
+    REQUIRE(sn_two_builds(&a, &b, &ia, &ib));
     CHECK(ia.pos != ib.pos);
     sn_populate(a, &ia, 4, 220);
     sn_populate(b, &ib, 5, 40);   /* b has its own tables and entities before loading */
@@ -293,13 +306,9 @@ static void sn_seal(unsigned char *bytes, size_t n) {
    own checks see them): an error with the world untouched, or a snapshot
    that restores to a consistent world. */
 TEST(snapshot_file_robust) {
-    sn_ctor_n = sn_dtor_n = 0;
-    ecs_world *a = ecs_world_new(&(ecs_world_desc){.threads = 1});
-    ecs_world *b = ecs_world_new(&(ecs_world_desc){.threads = 1});
-    REQUIRE(a && b);
+    ecs_world *a, *b;
     sn_ids ia, ib;
-    sn_register(a, &ia, false);
-    sn_register(b, &ib, true);
+    REQUIRE(sn_two_builds(&a, &b, &ia, &ib));
     sn_populate(a, &ia, 7, 40);
     sn_populate(b, &ib, 8, 10);
     size_t n;
