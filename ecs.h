@@ -52,6 +52,8 @@
        ECS_SPIN_NS           idle worker spin before sleeping (default 50000)
        ECS_PARALLEL_MIN_NS   stages with less measured work run on the calling
                              thread (default 50000)
+       ECS_TIMING_MS         automatic timing: at most one timed frame per this
+                             many ms (default 50; see ecs_timing_interval)
 
    QUICK START
        #define ECS_IMPLEMENTATION
@@ -423,6 +425,7 @@ typedef struct ecs_iter {
     struct {
         void *fields[ECS_MAX_TERMS];
         const ecs_term *terms;    /* for the size check of ECS_FIELD */
+        int term_count;           /* fields past it read as NULL */
         ecs_query *query;
         void *table;              /* the table this batch locks, or NULL */
         uint32_t cursor;          /* next entry of the query's table list */
@@ -641,11 +644,14 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt);
 ECS_API int ecs_thread_count(const ecs_world *w);
 
 /* ---- >>api: looking inside ----------------------------------------------- */
-/* Per-system and per-frame timings. Systems are timed every N-th frame
-   (ecs_timing_interval; every frame while tracing); the numbers are from the
-   latest timed frame. Reading the clock costs about as much as running a
-   tiny system, hence the interval. */
-ECS_API void ecs_timing_interval(ecs_world *w, int frames);   /* default 8; 1 = every frame */
+/* Per-system and per-frame timings, from the latest timed frame. Reading the
+   clock costs about as much as running a tiny system, so only some frames are
+   timed: by default every 8th frame but at most one per ECS_TIMING_MS (50 ms),
+   which keeps timing under 1% of a fast loop; ecs_timing_interval(w, n) times
+   exactly every n-th frame (1 = every frame; 0 = back to the default). The
+   first frame after systems were added, and every frame while tracing, are
+   timed too. */
+ECS_API void ecs_timing_interval(ecs_world *w, int frames);
 typedef struct ecs_system_stats {
     uint64_t runs;         /* frames in which it ran (skipped when its query matches nothing) */
     uint64_t timed;        /* of those, frames that timed it */
@@ -1285,23 +1291,14 @@ struct ecs_commands {
 };
 
 typedef struct ecs__system {
-    char *name;              /* one allocation: the name, then the dependency names */
-    ecs_id access[3 * ECS_MAX_TERMS];    /* declared ids, for the debug access checks */
-    bool access_write[3 * ECS_MAX_TERMS];
-    uint8_t access_list[3 * ECS_MAX_TERMS]; /* declared in reads (1) / writes (2), not only by
-                                               its terms */
-    int access_count;
+    /* hot: what every frame reads, first (a frame walks every system) */
     ecs_system_fn fn;
     void *ctx;
-    ecs_term terms[ECS_MAX_TERMS];
-    int term_count;
-    ecs_id reads[ECS_MAX_TERMS], writes[ECS_MAX_TERMS];
-    const char *deps[3][ECS_MAX_DEPS];   /* after, before, independent_of */
-    ecs_stage stage;
+    ecs_query *query;        /* NULL for a system without terms */
     uint32_t flags;
     int chunk_size;
-    bool disjoint;           /* validation let another system skip it through disjoint queries */
-    ecs_query *query;        /* NULL for a system without terms */
+    int term_count;
+    ecs_stage stage;
 
     /* running: written by the thread that readies, runs or completes it */
     ecs_commands *bufs;      /* one per chunk (one for an unchunked system) */
@@ -1310,13 +1307,25 @@ typedef struct ecs__system {
     uint32_t next_chunk;     /* under the queue lock */
     bool active;             /* under the queue lock: taken and not finished (only for
                                 systems with an exclusion partner) */
+    bool ran;                /* its buffers hold commands not yet applied (counted in w->due) */
     ECS__ATOMIC(uint32_t) done_chunks;
     ECS__ATOMIC(int32_t) pending;    /* predecessors still running this frame */
     ECS__ATOMIC(uint64_t) work_ns;   /* this frame, all chunks */
-    bool ran;                /* its buffers may hold commands not yet applied */
     uint64_t runs, timed, last_frame;   /* last_frame: the frame it last ran + 1 */
     double last_ns, avg_ns;
     uint32_t last_chunks;
+    ecs_term terms[ECS_MAX_TERMS];   /* ECS_FIELD's size check reads these */
+
+    /* cold: the declaration */
+    char *name;              /* one allocation: the name, then the dependency names */
+    ecs_id access[3 * ECS_MAX_TERMS];    /* declared ids, for the debug access checks */
+    bool access_write[3 * ECS_MAX_TERMS];
+    uint8_t access_list[3 * ECS_MAX_TERMS]; /* declared in reads (1) / writes (2), not only by
+                                               its terms */
+    int access_count;
+    ecs_id reads[ECS_MAX_TERMS], writes[ECS_MAX_TERMS];
+    const char *deps[3][ECS_MAX_DEPS];   /* after, before, independent_of */
+    bool disjoint;           /* validation let another system skip it through disjoint queries */
 } ecs__system;
 
 enum { ECS__EDGE_DECLARED, ECS__EDGE_INFERRED, ECS__EDGE_INDEPENDENT };
@@ -1334,6 +1343,8 @@ typedef struct ecs__stage_graph {
     uint32_t *succ_at, *succ;/* the transitively reduced execution graph */
     uint32_t *preds;         /* in-degree in it */
     uint32_t *topo;          /* a topological order of it */
+    uint32_t *run;           /* that order as system indices (into graph.run): the inline path */
+    double est_ns;           /* its systems' measured work per frame (ecs__ranks_update) */
     uint32_t *excl_at, *excl;/* conflicting independent_of partners, both ways (NULL: none):
                                 never run at the same time */
     bool cyclic;
@@ -1360,6 +1371,7 @@ typedef struct ecs__graph {
     uint32_t *local;         /* per system: its index inside its stage */
     ecs__stage_graph *stages;
     uint32_t stage_count;
+    uint32_t *run;           /* every stage's run list, back to back (a valid graph only) */
 } ecs__graph;
 
 #define ECS__EVENT_FRAME ECS__NONE          /* trace spans that are not a system */
@@ -1469,6 +1481,7 @@ struct ecs_world {
     ECS__ATOMIC(int) hold;           /* an exclusive system waits: workers take nothing */
     ECS__ATOMIC(int) busy;           /* workers inside a task */
     ECS__ATOMIC(int32_t) remaining;  /* systems of the running stage not finished */
+    ECS__ATOMIC(uint32_t) due;       /* systems whose commands wait for a sync point */
     ECS__ATOMIC(int) failed;         /* the ecs_result that stopped this frame, or 0 */
     ecs__msg fail_msg;               /* its line, when not out of memory */
     uint32_t excl_table;             /* the table an EXCLUSIVE system's batch holds, or NONE */
@@ -1478,10 +1491,13 @@ struct ecs_world {
     uint32_t *parked, parked_count;  /* ready, but an independent_of partner runs */
     double *ranks;           /* per system: queue priority */
     uint32_t sched_systems;  /* systems the arrays above are sized for */
+    bool measure;            /* the next frame is timed and runs every stage in parallel:
+                                new systems have no measured work yet */
     const ecs__stage_graph *stage_run;
     float dt;
     uint64_t frame;
-    int timing_interval;
+    int timing_interval;     /* 0: automatic (every 8th frame, ECS_TIMING_MS apart) */
+    uint64_t timed_at;       /* the latest timed frame's start */
     bool timing, tracing;
     uint64_t trace_origin;
     ecs_frame_stats frame_stats;
@@ -2689,6 +2705,7 @@ ECS_API ecs_iter ecs_query_iter(ecs_world *w, ecs_query *q) {
         return it;
     }
     it.priv.terms = q->terms;
+    it.priv.term_count = q->term_count;
     it.commands = w->defer_depth ? w->defer : NULL;
     if (!ecs__query_access_ok(w, q)) return it;   /* refused: yields nothing */
     it.priv.query = q;
@@ -2737,7 +2754,7 @@ ECS_API void ecs_iter_fini(ecs_iter *it) {
 }
 
 ECS_API void *ecs_field(const ecs_iter *it, int term) {
-    return it && term >= 0 && term < ECS_MAX_TERMS ? it->priv.fields[term] : NULL;
+    return it && term >= 0 && term < it->priv.term_count ? it->priv.fields[term] : NULL;
 }
 
 ECS_API void *ecs_field_sized(const ecs_iter *it, int term, size_t size) {
@@ -5456,10 +5473,11 @@ static void ecs__graph_reset(ecs_world *w) {
         ecs__free(w, g->stages[s].row_of);
     }
     ecs__free(w, g->stages);
+    ecs__free(w, g->run);
     ecs__free(w, g->order);
     ecs__free(w, g->reg);
     ecs__free(w, g->local);
-    g->stages = NULL; g->order = g->reg = g->local = NULL;
+    g->stages = NULL; g->order = g->reg = g->local = g->run = NULL;
     g->stage_count = g->problem_count = g->note_count = g->cycle_count = g->text_size = g->edge_count = 0;
     g->omitted = g->notes_omitted = 0;
     g->built = false;
@@ -5600,8 +5618,20 @@ static ecs_result ecs__graph_build(ecs_world *w) {
         if (g->fix[3 * i + 2] != ECS__NONE) p->members = g->cycles + g->fix[3 * i + 2];
     }
     for (uint32_t i = 0; i < g->note_count; i++) g->notes[i].message = g->text + g->note_fix[3 * i];
-    g->built = true;
     uint32_t problems = g->problem_count + g->omitted;
+    if (!problems) {   /* runnable: each stage's topological order as system indices */
+        g->run = (uint32_t *)ecs__alloc(w, ((size_t)w->system_count + 1) * sizeof(uint32_t));
+        if (!g->run) {
+            ecs__graph_reset(w);
+            return ECS__OOM(w, "ecs_validate");
+        }
+        for (uint32_t st = 0; st < g->stage_count; st++) {
+            ecs__stage_graph *sg = &g->stages[st];
+            sg->run = g->run + sg->first;
+            for (uint32_t k = 0; k < sg->count; k++) sg->run[k] = g->order[sg->first + sg->topo[k]];
+        }
+    }
+    g->built = true;
     g->result = problems ? ECS_ERR_INVALID_GRAPH : ECS_OK;
     if (problems)
         ecs__fail(w, ECS_ERR_INVALID_GRAPH, "ecs_validate: %u problem%s; first: %s",
@@ -5743,6 +5773,9 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
 #ifndef ECS_SPIN_NS          /* how long an idle worker spins before it sleeps */
 #  define ECS_SPIN_NS 50000
 #endif
+#ifndef ECS_TIMING_MS        /* automatic timing: at most one timed frame per this many ms */
+#  define ECS_TIMING_MS 50
+#endif
 #ifndef ECS_PARALLEL_MIN_NS  /* a stage with less measured work runs on thread 0 */
 #  define ECS_PARALLEL_MIN_NS 50000
 #endif
@@ -5762,33 +5795,25 @@ static void ecs__frame_fail(ecs_world *w, ecs_result r) {
     if (!w->failed) w->failed = (int)r;
 #endif
 }
-/* Whether s may start: false once the frame stopped, or when there is
-   nothing to do. */
-static bool ecs__prepare(ecs_world *w, ecs__system *s);
-static bool ecs__may_start(ecs_world *w, ecs__system *s) {
-    if (ecs__load(&w->failed)) { s->chunks = 0; return false; }
-    return ecs__prepare(w, s);
-}
-
 /* Counts what a ready system has to do this frame and gives it a command
    buffer per chunk. False when there is nothing to do: no matching rows
    (or no buffers: then the frame reports ECS_ERR_NOMEM). */
-static bool ecs__prepare(ecs_world *w, ecs__system *s) {
+ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     uint32_t chunks = 1;
     if (s->query) {
-        const ecs_query *q = s->query;
-        uint64_t n = 0;
-        for (uint32_t i = 0; i < q->match_count; i++) {
-            uint32_t rows = q->matches[i].table->count;
-            if (!rows) continue;
-            n += s->chunk_size > 0 ? (rows + (uint32_t)s->chunk_size - 1) / (uint32_t)s->chunk_size : 1;
+        const ecs__match *m = s->query->matches, *end = m + s->query->match_count;
+        if (s->chunk_size <= 0) {   /* one task: any row will do */
+            for (chunks = 0; m < end && !chunks; m++) chunks = m->table->count != 0;
+        } else {
+            uint64_t n = 0;
+            for (; m < end; m++) n += (m->table->count + (uint64_t)s->chunk_size - 1) / (uint64_t)s->chunk_size;
+            chunks = (uint32_t)(n < UINT32_MAX ? n : UINT32_MAX - 1);
         }
-        chunks = s->chunk_size > 0 ? (uint32_t)(n < UINT32_MAX ? n : UINT32_MAX - 1) : n > 0;
     }
     s->chunks = chunks;
+    if (!chunks) return false;
     s->next_chunk = 0;
     ecs__store(&s->done_chunks, 0);
-    if (!chunks) return false;
     if (chunks > s->buf_count) {
         uint32_t old = s->buf_cap;
         if (!ECS__RESERVE(w, s->bufs, s->buf_cap, chunks)) {
@@ -5807,6 +5832,12 @@ static bool ecs__prepare(ecs_world *w, ecs__system *s) {
     s->runs++;
     s->last_frame = w->frame + 1;   /* 0: never ran */
     return true;
+}
+/* Whether s may start: false once the frame stopped, or when there is
+   nothing to do. */
+ECS__HOT bool ecs__may_start(ecs_world *w, ecs__system *s) {
+    if (ecs__load(&w->failed)) { s->chunks = 0; return false; }
+    return ecs__prepare(w, s);
 }
 
 /* A checksum of n values of size bytes (check_reads): 8 bytes a step. */
@@ -5843,7 +5874,7 @@ ECS__COLD void ecs__call_checked(ecs_world *w, const ecs__system *s, ecs_iter *i
 }
 
 /* Calls s on rows [row, row + n) of the table m matches. */
-static void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__match *m, uint32_t row,
+ECS__HOT void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__match *m, uint32_t row,
                       uint32_t n, ecs_iter *it) {
     const ecs__table *t = m->table;
     it->count = (int)n;
@@ -5882,8 +5913,10 @@ static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_
     e->system = system; e->chunk = chunk; e->start = start; e->end = end; e->frame = w->frame;
 }
 
-/* Runs one task: a whole system, or chunk `chunk` of a chunked one. */
-static void ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk) {
+/* Runs one task: a whole system, or chunk `chunk` of a chunked one. When
+   timing, t0 is its start (0: read the clock), and it returns its end: thread
+   0 running a stage inline reads the clock once per system, not twice. */
+ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk, uint64_t t0) {
     ecs__system *s = &w->systems[si];
     ecs_iter it;   /* every field set below: this runs per system per frame */
     it.world = w;
@@ -5896,12 +5929,12 @@ static void ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk) {
     it.thread = tc->index;
     it.chunk = chunk == ECS__NONE ? 0 : (int)chunk;
     it.priv.terms = s->terms;
+    it.priv.term_count = s->term_count;
     it.priv.query = NULL;
     it.priv.table = NULL;
     it.priv.cursor = 0;
     it.priv.locks = 0;
-    for (int i = s->term_count; i < ECS_MAX_TERMS; i++) it.priv.fields[i] = NULL;
-    uint64_t t0 = w->timing ? ecs__now_ns() : 0;
+    if (w->timing && !t0) t0 = ecs__now_ns();
     tc->current = si + 1;
     if (!s->query) {
         s->fn(&it);
@@ -5924,11 +5957,22 @@ static void ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk) {
 #if ECS_CHECK_ACCESS
     tc->batch_table = NULL;
 #endif
-    if (w->timing) {
-        uint64_t t1 = ecs__now_ns();
-        (void)ecs__add_fetch(&s->work_ns, t1 - t0);
-        if (w->tracing) ecs__trace_add(w, tc, si, chunk, t0, t1);
-    }
+    if (!w->timing) return 0;
+    uint64_t t1 = ecs__now_ns();
+    (void)ecs__add_fetch(&s->work_ns, t1 - t0);
+    if (w->tracing) ecs__trace_add(w, tc, si, chunk, t0, t1);
+    return t1;
+}
+
+/* A system finished (every chunk): if it recorded commands, they are due at
+   the next sync point, which skips systems with nothing to apply. */
+static void ecs__finished(ecs_world *w, ecs__system *s) {
+    for (uint32_t b = 0; b < s->chunks; b++)
+        if (s->bufs[b].count) {
+            s->ran = true;
+            (void)ecs__add_fetch(&w->due, 1);
+            return;
+        }
 }
 
 /* ---- the queue lock: a spinlock (critical sections are a few heap
@@ -5988,7 +6032,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
     tc->work[n++] = si;
     while (n) {
         uint32_t v = tc->work[--n], local = w->graph.local[v];
-        if (w->systems[v].chunks) w->systems[v].ran = true;   /* finished: its buffers are due */
+        ecs__finished(w, &w->systems[v]);
         if (w->systems[v].active && ecs__unpark(w, v)) { pushed = true; shared = true; }
         for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
             uint32_t u = order[sg->succ[e]];
@@ -6126,7 +6170,7 @@ static void ecs__exclusive(ecs_world *w, uint32_t si) {
         ecs__frame_fail(w, r);
         w->systems[si].chunks = 0;
     } else {
-        ecs__run(w, &w->tctx[0], si, ECS__NONE);
+        (void)ecs__run(w, &w->tctx[0], si, ECS__NONE, 0);
         if (w->defer_depth) {
             w->deferring -= w->defer_depth;
             w->defer_depth = 0;
@@ -6148,7 +6192,7 @@ static int ecs__worker_main(void *arg) {
     for (;;) {
         ecs__task t;
         if (ecs__take(w, tc->index, &t)) {
-            ecs__run(w, tc, t.system, t.chunk);
+            (void)ecs__run(w, tc, t.system, t.chunk, 0);
             ecs__task_done(w, tc, &t);
             ECS__HAPPENS_BEFORE(&w->busy);
             (void)ecs__sub_fetch(&w->busy, 1);
@@ -6208,22 +6252,24 @@ static void ecs__main_wait(ecs_world *w) {
 
 /* ---- running one stage ---- */
 static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
-    const uint32_t *order = w->graph.order + sg->first;
     ecs__tctx *tc = &w->tctx[0];
+    uint64_t t = w->timing ? ecs__now_ns() : 0;   /* timing: the previous system's end */
     for (uint32_t k = 0; k < sg->count; k++) {
-        uint32_t si = order[sg->topo[k]];
+        uint32_t si = sg->run[k];
         ecs__system *s = &w->systems[si];
         if (!ecs__may_start(w, s)) {
             if (ecs__load(&w->failed)) break;   /* the frame stopped */
             continue;
         }
-        if (s->flags & ECS_SYSTEM_EXCLUSIVE) ecs__exclusive(w, si);
-        else if (s->chunk_size > 0) {
-            for (uint32_t c = 0; c < s->chunks; c++) ecs__run(w, tc, si, c);
+        if (s->flags & ECS_SYSTEM_EXCLUSIVE) {
+            ecs__exclusive(w, si);
+            t = 0;
+        } else if (s->chunk_size > 0) {
+            for (uint32_t c = 0; c < s->chunks; c++) t = ecs__run(w, tc, si, c, t);
         } else {
-            ecs__run(w, tc, si, ECS__NONE);
+            t = ecs__run(w, tc, si, ECS__NONE, t);
         }
-        s->ran = true;   /* finished: its buffers are due at the next sync point */
+        ecs__finished(w, s);
     }
 }
 
@@ -6258,7 +6304,7 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
                 ecs__complete(w, tc, t.system);
                 ecs__wake(w, true);   /* released from the hold */
             } else {
-                ecs__run(w, tc, t.system, t.chunk);
+                (void)ecs__run(w, tc, t.system, t.chunk, 0);
                 ecs__task_done(w, tc, &t);
             }
             continue;
@@ -6273,6 +6319,7 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
 /* Applies the command buffers of the systems that ran, in registration and
    chunk order: the sync point. A failure keeps the rest for the next one. */
 static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
+    if (!ecs__load(&w->due)) return ECS_OK;   /* nothing recorded: the common frame */
     uint64_t t0 = w->tracing ? ecs__now_ns() : 0;
     const uint32_t *order = w->graph.reg + sg->first;
     ecs_result r = ECS_OK;
@@ -6282,7 +6329,7 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
         if (!s->ran) continue;
         for (uint32_t b = 0; b < s->buf_count && !r; b++)
             if (s->bufs[b].count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
-        if (!r) s->ran = false;
+        if (!r) { s->ran = false; (void)ecs__sub_fetch(&w->due, 1); }
     }
     if (w->tracing && applied) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_SYNC, ECS__NONE, t0, ecs__now_ns());
     return r;
@@ -6291,14 +6338,16 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
 /* Longest path to the end of each stage, weighted by the measured average
    duration (a chunked system's split over the threads): the queue priority. */
 static void ecs__ranks_update(ecs_world *w) {
-    const ecs__graph *g = &w->graph;
+    ecs__graph *g = &w->graph;
     for (uint32_t st = 0; st < g->stage_count; st++) {
-        const ecs__stage_graph *sg = &g->stages[st];
+        ecs__stage_graph *sg = &g->stages[st];
         const uint32_t *order = g->order + sg->first;
+        sg->est_ns = 0;
         for (uint32_t k = sg->count; k-- > 0;) {
             uint32_t local = sg->topo[k], si = order[local];
             const ecs__system *s = &w->systems[si];
             double d = s->avg_ns > 0 ? s->avg_ns : 1000.0, best = 0;
+            sg->est_ns += s->avg_ns;
             uint32_t split = s->last_chunks < (uint32_t)w->threads ? s->last_chunks : (uint32_t)w->threads;
             if (s->chunk_size > 0 && split > 1) d /= split;   /* its chunks run side by side */
             for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++)
@@ -6328,6 +6377,7 @@ static bool ecs__sched_prepare(ecs_world *w) {
         w->tctx[t].work = work;
     }
     w->sched_systems = w->system_count;
+    w->measure = true;
     for (uint32_t i = 0; i < w->system_count; i++) {
         ECS__ATOMIC_VAR(&w->systems[i].done_chunks);
         ECS__ATOMIC_VAR(&w->systems[i].pending);
@@ -6386,29 +6436,32 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     w->tctx[0].id = ecs__thrd_self();
 #endif
     w->dt = dt;
-    w->timing = w->tracing || w->frame % (uint64_t)w->timing_interval == 0;
+    uint64_t t0 = 0;
+    if (w->tracing || w->measure) w->timing = true;
+    else if (w->timing_interval) w->timing = w->frame % (uint64_t)w->timing_interval == 0;
+    else w->timing = w->frame % 8 == 0 && (t0 = ecs__now_ns()) - w->timed_at >= ECS_TIMING_MS * 1000000ull;
+    if (w->timing) w->timed_at = t0 = t0 ? t0 : ecs__now_ns();
     ecs__store(&w->failed, 0);
-    uint64_t t0 = ecs__now_ns();
     for (uint32_t st = 0; st < g->stage_count && !r && !ecs__load(&w->failed); st++) {
         const ecs__stage_graph *sg = &g->stages[st];
         if (!sg->count) continue;
         w->stage_run = sg;
         w->phase = ECS__SYSTEMS;
-        double est = 0;
-        for (uint32_t k = 0; k < sg->count; k++) est += w->systems[g->order[sg->first + k]].avg_ns;
 #if ECS__THREADS
-        if (w->threads > 1 && est >= ECS_PARALLEL_MIN_NS) ecs__stage_parallel(w, sg);
+        if (w->threads > 1 && (sg->est_ns >= ECS_PARALLEL_MIN_NS || w->measure)) ecs__stage_parallel(w, sg);
         else
 #endif
             ecs__stage_inline(w, sg);
-        (void)est;
         w->phase = ECS__SYNC;
         r = ecs__sync(w, sg);
     }
     w->phase = ECS__IDLE;
-    uint64_t t1 = ecs__now_ns();
-    if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_FRAME, ECS__NONE, t0, t1);
-    if (w->timing) ecs__stats_update(w, t1 - t0);
+    if (w->timing) {
+        uint64_t t1 = ecs__now_ns();
+        if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_FRAME, ECS__NONE, t0, t1);
+        ecs__stats_update(w, t1 - t0);
+        w->measure = false;
+    }
     w->frame++;
     w->frame_stats.frames = w->frame;
     int failed = ecs__load(&w->failed);
@@ -6454,7 +6507,7 @@ ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out)
 ECS_API int ecs_thread_count(const ecs_world *w) { return w ? w->threads : 0; }
 
 ECS_API void ecs_timing_interval(ecs_world *w, int frames) {
-    if (w) w->timing_interval = frames > 0 ? frames : 8;
+    if (w) w->timing_interval = frames > 0 ? frames : 0;
 }
 
 /* ---- >>simulate: the real policy, in a discrete-event simulation ---------- */
@@ -6690,6 +6743,7 @@ static bool ecs__pool_start(ecs_world *w) {
     ECS__ATOMIC_VAR(&w->qlock); ECS__ATOMIC_VAR(&w->sleepers); ECS__ATOMIC_VAR(&w->queued);
     ECS__ATOMIC_VAR(&w->main_sleeping); ECS__ATOMIC_VAR(&w->main_queued);
     ECS__ATOMIC_VAR(&w->hold); ECS__ATOMIC_VAR(&w->busy); ECS__ATOMIC_VAR(&w->remaining);
+    ECS__ATOMIC_VAR(&w->due);
     ECS__ATOMIC_VAR(&w->failed); ECS__ATOMIC_VAR(&w->trace_lost); ECS__ATOMIC_VAR(&w->next_serial);
     if (!ecs__mtx_init(&w->park_lock)) return false;
     if (!ecs__cnd_init(&w->park)) { ecs__mtx_destroy(&w->park_lock); return false; }
@@ -6790,7 +6844,6 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
 #if !ECS__THREADS
     w->threads = 1;
 #endif
-    w->timing_interval = 8;
     w->order = d.order;
     w->check_reads = d.check_reads;
     w->excl_table = ECS__NONE;

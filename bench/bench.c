@@ -8,6 +8,14 @@
    changes. Values come from a fixed seed, and both sides must end with the
    same checksum, else the run fails.
 
+   Those samples reuse the process's memory: glibc keeps what one sample
+   frees and hands it to the next, so they pay no page faults. On Linux the
+   rows marked "fresh process" run each sample in a forked child instead
+   (both sides, interleaved alike), as a harness that starts a new process per
+   repetition does, so the faults of first touching memory are in their times;
+   and a memory row gives a fresh process's resident-set growth for 1M
+   entities. Elsewhere those rows are not printed.
+
    Then the scheduler and the validator, which have no baseline, in sections
    of their own: 1 thread vs 2 threads (two identically built worlds, frames
    alternating between them, their values compared at the end); absolute
@@ -31,6 +39,11 @@
 #include <time.h>
 #if !defined(__STDC_NO_THREADS__)
 #  include <threads.h>   /* the plain-thread reference row */
+#endif
+#if defined(__linux__)
+#  include <errno.h>
+#  include <sys/wait.h>
+#  include <unistd.h>    /* fork, pipe, sysconf: the fresh-process rows */
 #endif
 
 typedef struct { float x, y; } Position;
@@ -120,6 +133,91 @@ static bool same_sum(double a, double b) {
     return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-9;
 }
 
+#if defined(__linux__)
+/* ---- fresh processes: one forked child per sample ----
+   A child starts with its parent's heap, and would reuse memory the parent
+   freed but kept (copy-on-write faults instead of fresh pages, and no growth
+   of its resident set); freeing a large block also raises glibc's mmap
+   threshold for the process and its later children. So main() runs every
+   fresh-process measurement first, while the parent's heap is still small:
+   run after the in-process rows, the create row's baseline took twice the
+   faults and 21 ns per entity instead of 8. */
+enum { CHILD_OUT_MAX = 4 };
+typedef void (*child_fn)(void *ctx, double *out);   /* fills out[0 .. n) */
+
+/* Runs fn(ctx, out) in a forked child, which sends its n doubles back
+   through a pipe and exits: 0 if every check in it passed (a failed NEED
+   exits 1). False, and the run marked wrong, if the child failed, crashed
+   or sent fewer bytes: a bad sample is dropped, never a crash here. */
+static bool in_child(const char *bench, child_fn fn, void *ctx, double *out, int n) {
+    NEED(n > 0 && n <= CHILD_OUT_MAX, "bad child result count");
+    int fd[2];
+    NEED(pipe(fd) == 0, "pipe failed");
+    fflush(stdout);   /* else a child's exit() (a failed NEED) prints the buffered lines again */
+    fflush(stderr);
+    pid_t pid = fork();
+    NEED(pid >= 0, "fork failed");
+    if (pid == 0) {
+        close(fd[0]);
+        g_wrong = false;   /* this child's checks only: the parent's earlier failures are not its own */
+        double res[CHILD_OUT_MAX] = {0};
+        fn(ctx, res);
+        const char *p = (const char *)res;
+        size_t left = (size_t)n * sizeof *res;
+        while (left > 0) {
+            ssize_t k = write(fd[1], p, left);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) _exit(3);
+            p += k;
+            left -= (size_t)k;
+        }
+        _exit(g_wrong ? 1 : 0);   /* _exit: no atexit handlers, no stdio flush of the parent's copy */
+    }
+    close(fd[1]);
+    char *p = (char *)out;
+    size_t got = 0, want = (size_t)n * sizeof *out;
+    while (got < want) {
+        ssize_t k = read(fd[0], p + got, want - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    close(fd[0]);
+    int status = 0;
+    pid_t r;
+    while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    bool ok = r == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 && got == want;
+    check(ok, bench, "a fresh-process sample failed (see the child's message above, if any)");
+    return ok;
+}
+
+typedef struct sample_call { sample_fn fn; void *ctx; } sample_call;
+static void sample_in_child(void *call, double *out) {
+    sample_call *c = call;
+    out[0] = c->fn(c->ctx);
+}
+
+/* run_pair with each sample in a fresh child: the same interleaving; failed
+   samples are left out of the medians (NAN if none is left). */
+static void run_pair_fresh(const char *bench, int n, sample_fn base, sample_fn ecs, void *ctx,
+                           double ops, double *base_ns, double *ecs_ns) {
+    double b[MAX_REPS], e[MAX_REPS];
+    int nb = 0, ne = 0;
+    sample_call cb = {base, ctx}, ce = {ecs, ctx};
+    NEED(n > 0 && n <= MAX_REPS, "bad sample count");
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < 2; k++) {
+            bool ecs_side = (k == 0) == ((r & 1) != 0);   /* odd samples: ecs.h first */
+            double t;
+            if (!in_child(bench, sample_in_child, ecs_side ? &ce : &cb, &t, 1)) continue;
+            if (ecs_side) e[ne++] = t;
+            else b[nb++] = t;
+        }
+    *base_ns = nb ? median(b, nb) / ops : NAN;
+    *ecs_ns = ne ? median(e, ne) / ops : NAN;
+}
+#endif
+
 typedef struct bench_row {
     const char *name;
     double ecs_ns, base_ns;  /* median ns per op */
@@ -131,17 +229,19 @@ static bool row_ok(const bench_row *r) {
     return r->target_is_ratio ? r->ecs_ns <= r->target * r->base_ns : r->ecs_ns <= r->target;
 }
 
+/* Wide enough for the fresh-process rows' names. */
+enum { ROW_NAME_W = 70 };
 static void print_header(void) {
-    printf("%-46s %12s %15s %8s %10s  %s\n", "workload", "ecs.h ns/op", "baseline ns/op",
+    printf("%-*s %12s %15s %8s %10s  %s\n", ROW_NAME_W, "workload", "ecs.h ns/op", "baseline ns/op",
            "ratio", "target", "ok/MISS");
-    printf("%.*s\n", 100, "----------------------------------------------------------------"
-                          "----------------------------------------------------------------");
+    printf("%.*s\n", ROW_NAME_W + 54, "----------------------------------------------------------------"
+                                      "----------------------------------------------------------------");
 }
 static void print_row(const bench_row *r) {
     char target[32];
     if (r->target_is_ratio) snprintf(target, sizeof target, "<= %.2fx", r->target);
     else                    snprintf(target, sizeof target, "<= %.0f ns", r->target);
-    printf("%-46s %12.3f %15.3f %7.3fx %10s  %s\n", r->name, r->ecs_ns, r->base_ns,
+    printf("%-*s %12.3f %15.3f %7.3fx %10s  %s\n", ROW_NAME_W, r->name, r->ecs_ns, r->base_ns,
            r->ecs_ns / r->base_ns, target, row_ok(r) ? "ok" : "MISS");
     fflush(stdout);
 }
@@ -468,22 +568,31 @@ static double create_base(void *ctx) {
     soa_free(&s);
     return t;
 }
+/* N_CREATE entities, each made by ecs_create, ecs_set P, ecs_set V; false
+   if a call failed. The last one's handle in *last. */
+static bool create_one_by_one(ecs_world *w, const ids *id, ecs_entity *last) {
+    bool bad = false;
+    ecs_entity e = 0;
+    for (size_t i = 0; i < N_CREATE; i++) {
+        e = ecs_create(w);
+        Position p = pos_of(i);
+        Velocity v = vel_of(i);
+        bad |= e == 0;
+        bad |= ecs_set(w, e, id->pos, &p) != ECS_OK;
+        bad |= ecs_set(w, e, id->vel, &v) != ECS_OK;
+    }
+    *last = e;
+    return !bad;
+}
 static double create_ecs(void *ctx) {
     (void)ctx;
     ids id;
     ecs_world *w = world_new(&id);
-    bool bad = false;
+    ecs_entity last;
     double t0 = now_ns();
-    for (size_t i = 0; i < N_CREATE; i++) {
-        ecs_entity e = ecs_create(w);
-        Position p = pos_of(i);
-        Velocity v = vel_of(i);
-        bad |= e == 0;
-        bad |= ecs_set(w, e, id.pos, &p) != ECS_OK;
-        bad |= ecs_set(w, e, id.vel, &v) != ECS_OK;
-    }
+    bool ok = create_one_by_one(w, &id, &last);
     double t = now_ns() - t0;
-    check(!bad && ecs_count(w) == N_CREATE, "create", "ecs_create/ecs_set failed");
+    check(ok && ecs_count(w) == N_CREATE, "create", "ecs_create/ecs_set failed");
     ecs_world_free(w);
     return t;
 }
@@ -493,6 +602,42 @@ static bench_row bench_create(void) {
     run_pair(reps(41), create_base, create_ecs, NULL, N_CREATE, &r.base_ns, &r.ecs_ns);
     return r;
 }
+
+#if defined(__linux__)
+/* The entities create_one_by_one made: all there, the last with its values. */
+static void create_check(ecs_world *w, const ids *id, ecs_entity last, bool ok, const char *bench) {
+    const Position *p = ecs_get(w, last, id->pos);
+    const Velocity *v = ecs_get(w, last, id->vel);
+    Position pe = pos_of(N_CREATE - 1);
+    Velocity ve = vel_of(N_CREATE - 1);
+    check(ok && ecs_count(w) == N_CREATE, bench, "ecs_create/ecs_set failed");
+    check(p && v && p->x == pe.x && p->y == pe.y && v->x == ve.x && v->y == ve.y, bench,
+          "the last entity's values are wrong");
+}
+
+/* The fresh-process row's ecs.h side, in a child: the world's creation is
+   timed too (a level load makes one); its freeing is not, nor done (the
+   child exits). The baseline is create_base, unchanged. */
+static double create_fresh_ecs(void *ctx) {
+    (void)ctx;
+    ids id;
+    ecs_entity last;
+    double t0 = now_ns();
+    ecs_world *w = world_new(&id);
+    bool ok = create_one_by_one(w, &id, &last);
+    double t = now_ns() - t0;
+    create_check(w, &id, last, ok, "create, fresh process");
+    return t;
+}
+
+static bench_row bench_create_fresh(void) {
+    bench_row r = {"W1 create 1M one at a time + set P + set V, fresh process (per entity)", 0, 0, 30,
+                   false};
+    run_pair_fresh(r.name, reps(21), create_base, create_fresh_ecs, NULL, N_CREATE, &r.base_ns,
+                   &r.ecs_ns);
+    return r;
+}
+#endif
 
 /* Baseline: allocate the three arrays at their final size, zero the
    components, write the handles and copy them out (ecs.h allocates through a
@@ -570,18 +715,52 @@ static double bulkv_ecs(void *ctx) {
     ecs_world_free(w);
     return t;
 }
+/* The values to load, and room for the handles. */
+static void bulkv_setup(bulkv_ctx *c) {
+    *c = (bulkv_ctx){alloc64(N_CREATE * sizeof(ecs_entity)), alloc64(N_CREATE * sizeof(Position)),
+                     alloc64(N_CREATE * sizeof(Velocity))};
+    for (size_t i = 0; i < N_CREATE; i++) {
+        c->p[i] = (Position){(float)i, 1};
+        c->v[i] = (Velocity){1, (float)i};
+    }
+}
 static bench_row bench_bulk_values(void) {
     bench_row r = {"bulk create 1M with P+V and values (per entity)", 0, 0, 4, false};
-    bulkv_ctx c = {alloc64(N_CREATE * sizeof(ecs_entity)), alloc64(N_CREATE * sizeof(Position)),
-                   alloc64(N_CREATE * sizeof(Velocity))};
-    for (size_t i = 0; i < N_CREATE; i++) {
-        c.p[i] = (Position){(float)i, 1};
-        c.v[i] = (Velocity){1, (float)i};
-    }
+    bulkv_ctx c;
+    bulkv_setup(&c);
     run_pair(reps(41), bulkv_base, bulkv_ecs, &c, N_CREATE, &r.base_ns, &r.ecs_ns);
     free(c.out); free(c.p); free(c.v);
     return r;
 }
+
+#if defined(__linux__)
+/* Fresh-process samples of the same two sides. The child makes the values
+   and touches the handles' array before the timed part: the caller's data
+   exist before a level load, so only each side's own new memory faults in
+   its time, as the in-process row's warm arrays leave it. */
+static void bulkv_fresh_setup(bulkv_ctx *c) {
+    bulkv_setup(c);
+    memset(c->out, 0, N_CREATE * sizeof *c->out);
+}
+static double bulkv_fresh_base(void *ctx) {
+    bulkv_ctx c;
+    (void)ctx;
+    bulkv_fresh_setup(&c);
+    return bulkv_base(&c);
+}
+static double bulkv_fresh_ecs(void *ctx) {
+    bulkv_ctx c;
+    (void)ctx;
+    bulkv_fresh_setup(&c);
+    return bulkv_ecs(&c);
+}
+static bench_row bench_bulk_values_fresh(void) {
+    bench_row r = {"W1 bulk create 1M with P+V and values, fresh process (per entity)", 0, 0, 4, false};
+    run_pair_fresh(r.name, reps(21), bulkv_fresh_base, bulkv_fresh_ecs, NULL, N_CREATE, &r.base_ns,
+                   &r.ecs_ns);
+    return r;
+}
+#endif
 
 /* Baseline for add/remove: two tables {Position} and {Position, Velocity} as
    arrays, an entity -> (table, row) map, and the archetype move: append to
@@ -662,7 +841,7 @@ static double move_ecs(void *ctx) {
 }
 
 static bench_row bench_add_remove(void) {
-    bench_row r = {"add+remove Velocity, 10k with P (per pair)", 0, 0, 15, false};
+    bench_row r = {"add+remove Velocity, 10k with P (per pair)", 0, 0, 10, false};
     move_ctx c;
     memset(&c, 0, sizeof c);
     for (int t = 0; t < 2; t++) {
@@ -1121,7 +1300,7 @@ typedef struct abs_row {
     double value;      /* in unit */
     const char *unit;
     double target;     /* max value; < 0: informational */
-    char note[48];
+    char note[64];
 } abs_row;
 
 static bool abs_ok(const abs_row *r) { return r->target < 0 || r->value <= r->target; }
@@ -1209,7 +1388,7 @@ static int tiny_rows(abs_row *out, bool entities) {
         snprintf(r->name, sizeof r->name, "%s: one frame, %d thread%s", what, t + 1, t ? "s" : "");
         r->value = (t ? ns2 : ns1) / 1e3;
         r->unit = "us";
-        r->target = entities ? (t ? 5 : 2) : 1;
+        r->target = entities ? (t ? 5 : 0.5) : (t ? 1 : 0.2);
         snprintf(r->note, sizeof r->note, "batches of %d frames", TINY_FRAMES);
     }
     ecs_world_free(w1);
@@ -1393,6 +1572,72 @@ static int validate_rows(abs_row *out) {
         }
     return n;
 }
+
+#if defined(__linux__)
+/* ---- memory: a fresh process's resident set ---- */
+/* Resident bytes of this process: /proc/self/statm's second field, in pages. */
+static double rss_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    bool ok = f && fscanf(f, "%lu %lu", &size, &resident) == 2;
+    if (f) fclose(f);
+    long page = sysconf(_SC_PAGESIZE);
+    NEED(ok && page > 0, "cannot read /proc/self/statm");
+    return (double)resident * (double)page;
+}
+
+/* In a child: the resident set before the world's creation and after 1M
+   entities with P+V in it, made one at a time or (*ctx true) by one
+   ecs_create_many_values, whose values are made before the first reading:
+   they are the caller's data. out: {before, after} in bytes. */
+static void rss_child(void *ctx, double *out) {
+    bool many = *(const bool *)ctx;
+    bulkv_ctx c = {0};
+    if (many) bulkv_setup(&c);
+    ids id;
+    out[0] = rss_bytes();
+    ecs_world *w = world_new(&id);
+    if (many) {
+        ecs_id cids[2] = {id.pos, id.vel};
+        const void *vals[2] = {c.p, c.v};
+        check(ecs_create_many_values(w, N_CREATE, cids, 2, vals, NULL) == ECS_OK &&
+              ecs_count(w) == N_CREATE, "RSS, ecs_create_many_values", "ecs_create_many_values failed");
+    } else {
+        ecs_entity last;
+        bool ok = create_one_by_one(w, &id, &last);
+        create_check(w, &id, last, ok, "RSS, one at a time");
+    }
+    out[1] = rss_bytes();
+}
+
+/* Median MiB the resident set grew by, over n children. */
+static double rss_growth_mib(int n, bool many) {
+    double mib[MAX_REPS];
+    int k = 0;
+    NEED(n > 0 && n <= MAX_REPS, "bad sample count");
+    for (int r = 0; r < n; r++) {
+        double out[2];
+        if (in_child("RSS of 1M entities", rss_child, &many, out, 2))
+            mib[k++] = (out[1] - out[0]) / (1 << 20);
+    }
+    return k ? median(mib, k) : NAN;
+}
+
+/* W10: the one-at-a-time figure against its target; ecs_create_many_values
+   and the bare payload (P+V as plain arrays, 16 B x 1M) in the note. */
+static abs_row rss_row(void) {
+    abs_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.name, sizeof r.name, "W10 RSS of 1M entities with P+V, fresh process");
+    r.unit = "MiB";
+    r.target = 28;
+    r.value = rss_growth_mib(reps(5), false);
+    double many = rss_growth_mib(reps(5), true);
+    snprintf(r.note, sizeof r.note, "create_many_values %.2f MiB; arrays %.2f MiB", many,
+             (double)N_CREATE * (sizeof(Position) + sizeof(Velocity)) / (1 << 20));
+    return r;
+}
+#endif
 
 /* ---- simulated schedules ---- */
 enum { SIM_DAGS = 100, SIM_MIN = 50, SIM_MAX = 500, SIM_MAX_EDGES = 4 };
@@ -1624,6 +1869,10 @@ static void snap_rows(snap_row *out) {
 /* ---- the list ------------------------------------------------------------- */
 typedef bench_row (*bench_fn)(void);
 static const bench_fn g_benches[] = {
+#if defined(__linux__)
+    bench_create_fresh,        /* first: see "fresh processes" */
+    bench_bulk_values_fresh,
+#endif
     bench_iter_pv,
     bench_iter_pvd,
     bench_fragmented,
@@ -1646,8 +1895,11 @@ int main(int argc, char **argv) {
     char load0[64], load1[64];
     load_avg(load0, sizeof load0);
     double t0 = now_ns();
+#if defined(__linux__)
+    abs_row rss = rss_row();   /* before any other row grows this process's heap */
+#endif
     printf("ecs.h bench: medians of interleaved samples (%s), ratio = ecs.h / baseline\n",
-           g_quick ? "--quick: 3 each" : "41-251 each");
+           g_quick ? "--quick: 3 each" : "21-251 each");
     print_header();
     for (int i = 0; i < n; i++) {
         bench_row r = g_benches[i]();
@@ -1676,6 +1928,14 @@ int main(int argc, char **argv) {
     for (; k < an; k++) abs_print(&ar[k]);
     an += validate_rows(ar + an);
     for (; k < an; k++) abs_print(&ar[k]);
+#if defined(__linux__)
+    char title[96];
+    snprintf(title, sizeof title, "memory: resident-set growth of a fresh process (medians of %d children)",
+             reps(5));
+    abs_header(title);
+    ar[an++] = rss;
+    abs_print(&rss);
+#endif
     for (int i = 0; i < an; i++)
         if (ar[i].target >= 0) { met += abs_ok(&ar[i]); total++; }
 
