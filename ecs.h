@@ -212,10 +212,12 @@ typedef struct ecs_world_desc {
                              each READ column per batch) */
 } ecs_world_desc;
 
-/* A new world; desc may be NULL (all defaults). Starts threads - 1 worker
-   threads, which sleep whenever no frame is running. NULL if allocation or
-   thread creation fails, or desc is out of range (threads < 0, unknown
-   order). threads is capped at 256. */
+/* A new world; desc may be NULL (all defaults). Its threads - 1 worker
+   threads start at the first frame that runs a stage in parallel (none for a
+   world that never does) and sleep whenever no frame is running; if the
+   system refuses one, frames run on those that started. NULL if allocation
+   fails or desc is out of range (threads < 0, unknown order). threads is
+   capped at 256. */
 ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc);
 /* Frees the world and everything it owns, queries and command buffers included. */
 ECS_API void ecs_world_free(ecs_world *w);
@@ -1464,6 +1466,7 @@ struct ecs_world {
     int phase;
     ecs__tctx *tctx;         /* `threads` entries */
     int workers;             /* worker threads started */
+    bool workers_tried;      /* they start at the first parallel stage */
 #if ECS__THREADS
     ecs__mtx park_lock;      /* idle workers sleep on park, a waiting thread 0 on main_park */
     ecs__cnd park, main_park;
@@ -2620,6 +2623,36 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     return ECS_OK;
 }
 
+/* The common add, set and remove, inlined into the public calls: the edge is
+   cached (a small id), the tables are plain and unlocked, dst has room.
+   Anything else takes ecs__add / ecs__remove. */
+ECS__HOT ecs_result ecs__add_fast(ecs_world *w, const char *fn, ecs_entity e, ecs_id id, const void *value) {
+    ecs__record *r = &w->records[ecs__index(e)];
+    ecs__table *src = w->tables[r->table];
+    const ecs__edge_to *edge = id < ECS__EDGE_LO ? src->edge_lo[id] : NULL;
+    ecs__table *dst = edge ? edge->dst : src;
+    if (dst == src || (src->lock | dst->lock | src->hooked | dst->hooked | (w->phase == ECS__SYSTEMS)) ||
+        dst->count >= dst->cap)
+        return ecs__add(w, fn, e, id, value);
+    uint32_t row = ecs__row_move(w, r, edge);
+    if (value && edge->added >= 0) {
+        const ecs__column *col = &dst->columns[edge->added];
+        ecs__cell_copy(col->data + (size_t)row * col->size, (const unsigned char *)value, col->size);
+    }
+    return ECS_OK;
+}
+ECS__HOT ecs_result ecs__remove_fast(ecs_world *w, const char *fn, ecs_entity e, ecs_id id) {
+    ecs__record *r = &w->records[ecs__index(e)];
+    ecs__table *src = w->tables[r->table];
+    const ecs__edge_to *edge = id < ECS__EDGE_LO ? src->edge_lo[ECS__EDGE_LO + id] : NULL;
+    ecs__table *dst = edge ? edge->dst : src;
+    if (dst == src || (src->lock | dst->lock | src->hooked | dst->hooked | (w->phase == ECS__SYSTEMS)) ||
+        dst->count >= dst->cap)
+        return ecs__remove(w, fn, e, id);
+    ecs__row_move(w, r, edge);
+    return ECS_OK;
+}
+
 /* ---- >>query: cached queries and iteration -------------------------------- */
 /* Tests t against q's terms and fills m with the column of each term. */
 static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match *m) {
@@ -3319,7 +3352,7 @@ ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
     if (!r) r = ecs__check_component(w, "ecs_add", id);
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_add(ecs__defer_buf(w), e, id);
-    if ((r = ecs__add(w, "ecs_add", e, id, NULL))) return r;
+    if ((r = ecs__add_fast(w, "ecs_add", e, id, NULL))) return r;
     return ecs__hooks_after(w);
 }
 
@@ -3329,7 +3362,7 @@ ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
     if (!r) r = ecs__check_component(w, "ecs_remove", id);
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_remove(ecs__defer_buf(w), e, id);
-    if ((r = ecs__remove(w, "ecs_remove", e, id))) return r;
+    if ((r = ecs__remove_fast(w, "ecs_remove", e, id))) return r;
     return ecs__hooks_after(w);
 }
 
@@ -3350,7 +3383,7 @@ ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *va
         return ecs__fail(w, ECS_ERR_BUSY, "ecs_set: \"%s\" has an on_set hook, which runs only where "
                          "structure may change; inside a system use ecs_cmd_set(it->commands, ...)",
                          w->ids[id].name);
-    if ((r = ecs__add(w, "ecs_set", e, id, value))) return r;
+    if ((r = ecs__add_fast(w, "ecs_set", e, id, value))) return r;
     return ecs__hooks_after(w);
 }
 
@@ -6274,8 +6307,24 @@ static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
 }
 
 #if ECS__THREADS
+/* Workers start at the first stage that runs in parallel, not in
+   ecs_world_new: a world that never needs them costs no threads. If the
+   system refuses a thread, frames run on the threads that did start (the
+   results are the same on any number). */
+static void ecs__workers_start(ecs_world *w) {
+    w->workers_tried = true;
+    for (int i = 1; i < w->threads; i++) {
+        ecs__tctx *tc = &w->tctx[i];
+        tc->start.fn = ecs__worker_main;
+        tc->start.arg = tc;
+        if (!ecs__thrd_create(&tc->id, &tc->start)) break;
+        w->workers = i;
+    }
+}
+
 static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
     const uint32_t *order = w->graph.order + sg->first;
+    if (!w->workers_tried) ecs__workers_start(w);
     ecs__tctx *tc = &w->tctx[0];   /* both heaps are empty: every system of a stage is taken */
     ecs__store(&w->hold, 0);
     ecs__store(&w->remaining, (int32_t)sg->count);
@@ -6758,13 +6807,6 @@ static bool ecs__pool_start(ecs_world *w) {
     }
 #  endif
     w->sync_made = true;
-    for (int i = 1; i < w->threads; i++) {
-        ecs__tctx *tc = &w->tctx[i];
-        tc->start.fn = ecs__worker_main;
-        tc->start.arg = tc;
-        if (!ecs__thrd_create(&tc->id, &tc->start)) return false;
-        w->workers = i;
-    }
 #endif
     return true;
 }

@@ -968,6 +968,51 @@ TEST(sched_lifecycle) {
     }
 }
 
+/* Workers start at the first parallel stage, not in ecs_world_new; the
+   first frame after systems are added runs in parallel (and is timed), so a
+   world's first frame is not stuck on one thread. Threads are counted in
+   /proc/self/task (Linux). */
+#if defined(__linux__) && !defined(ECS_NO_THREADS)
+#include <dirent.h>
+static int process_threads(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+TEST(sched_workers_start_lazily) {
+    int before = process_threads();
+    REQUIRE(before > 0);
+    ecs_world *w = sched_world(4, ECS_ORDER_INSERTION);
+    REQUIRE(w);
+    ecs_id v = ecs_component(w, "V", sizeof(int), 0);
+    ecs_entity es[64];
+    CHECK_EQ_INT(ecs_create_many(w, 64, &v, 1, es), ECS_OK);
+    CHECK_EQ_INT(process_threads(), before);   /* a world that has not run a frame */
+    double none = 0;
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Inc", .fn = life_fn, .ctx = &none,
+        .chunk_size = 4, .terms = {{v, ECS_WRITE, ECS_AND}}}));
+    CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);   /* the first frame: in parallel */
+    CHECK_EQ_INT(process_threads(), before + 3);
+    ecs_frame_stats fs;
+    CHECK_EQ_INT(ecs_frame_stats_get(w, &fs), ECS_OK);
+    CHECK_EQ_INT(fs.timed_frame, 0);
+    for (int f = 0; f < 20; f++) CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);   /* tiny: inline */
+    const int *x = (const int *)ecs_get(w, es[63], v);
+    CHECK(x && *x == 21);
+    ecs_world_free(w);
+    CHECK_EQ_INT(process_threads(), before);
+    /* threads = 1, or frames that never need workers: none start */
+    w = sched_world(1, ECS_ORDER_INSERTION);
+    REQUIRE(w);
+    CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
+    CHECK_EQ_INT(process_threads(), before);
+    ecs_world_free(w);
+}
+#endif
+
 /* ---- 5. rules ------------------------------------------------------------------- */
 /* Structural and registering calls from a non-exclusive system: refused,
    the world unchanged. */
@@ -1821,6 +1866,9 @@ void suite_sched(void) {
     RUN(sched_main_thread_on_thread_0);
     RUN(sched_exclusive_runs_alone);
     RUN(sched_lifecycle);
+#if defined(__linux__) && !defined(ECS_NO_THREADS)
+    RUN(sched_workers_start_lazily);
+#endif
     RUN(sched_structural_calls_busy_in_systems);
     RUN(sched_progress_reentrant_busy);
     RUN(sched_invalid_graph_runs_nothing);
