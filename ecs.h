@@ -2623,36 +2623,6 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     return ECS_OK;
 }
 
-/* The common add, set and remove, inlined into the public calls: the edge is
-   cached (a small id), the tables are plain and unlocked, dst has room.
-   Anything else takes ecs__add / ecs__remove. */
-ECS__HOT ecs_result ecs__add_fast(ecs_world *w, const char *fn, ecs_entity e, ecs_id id, const void *value) {
-    ecs__record *r = &w->records[ecs__index(e)];
-    ecs__table *src = w->tables[r->table];
-    const ecs__edge_to *edge = id < ECS__EDGE_LO ? src->edge_lo[id] : NULL;
-    ecs__table *dst = edge ? edge->dst : src;
-    if (dst == src || (src->lock | dst->lock | src->hooked | dst->hooked | (w->phase == ECS__SYSTEMS)) ||
-        dst->count >= dst->cap)
-        return ecs__add(w, fn, e, id, value);
-    uint32_t row = ecs__row_move(w, r, edge);
-    if (value && edge->added >= 0) {
-        const ecs__column *col = &dst->columns[edge->added];
-        ecs__cell_copy(col->data + (size_t)row * col->size, (const unsigned char *)value, col->size);
-    }
-    return ECS_OK;
-}
-ECS__HOT ecs_result ecs__remove_fast(ecs_world *w, const char *fn, ecs_entity e, ecs_id id) {
-    ecs__record *r = &w->records[ecs__index(e)];
-    ecs__table *src = w->tables[r->table];
-    const ecs__edge_to *edge = id < ECS__EDGE_LO ? src->edge_lo[ECS__EDGE_LO + id] : NULL;
-    ecs__table *dst = edge ? edge->dst : src;
-    if (dst == src || (src->lock | dst->lock | src->hooked | dst->hooked | (w->phase == ECS__SYSTEMS)) ||
-        dst->count >= dst->cap)
-        return ecs__remove(w, fn, e, id);
-    ecs__row_move(w, r, edge);
-    return ECS_OK;
-}
-
 /* ---- >>query: cached queries and iteration -------------------------------- */
 /* Tests t against q's terms and fills m with the column of each term. */
 static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match *m) {
@@ -3352,7 +3322,7 @@ ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
     if (!r) r = ecs__check_component(w, "ecs_add", id);
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_add(ecs__defer_buf(w), e, id);
-    if ((r = ecs__add_fast(w, "ecs_add", e, id, NULL))) return r;
+    if ((r = ecs__add(w, "ecs_add", e, id, NULL))) return r;
     return ecs__hooks_after(w);
 }
 
@@ -3362,7 +3332,7 @@ ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
     if (!r) r = ecs__check_component(w, "ecs_remove", id);
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_remove(ecs__defer_buf(w), e, id);
-    if ((r = ecs__remove_fast(w, "ecs_remove", e, id))) return r;
+    if ((r = ecs__remove(w, "ecs_remove", e, id))) return r;
     return ecs__hooks_after(w);
 }
 
@@ -3383,7 +3353,7 @@ ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *va
         return ecs__fail(w, ECS_ERR_BUSY, "ecs_set: \"%s\" has an on_set hook, which runs only where "
                          "structure may change; inside a system use ecs_cmd_set(it->commands, ...)",
                          w->ids[id].name);
-    if ((r = ecs__add_fast(w, "ecs_set", e, id, value))) return r;
+    if ((r = ecs__add(w, "ecs_set", e, id, value))) return r;
     return ecs__hooks_after(w);
 }
 
