@@ -5815,8 +5815,10 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     }
     s->chunks = chunks;
     if (!chunks) return false;
-    s->next_chunk = 0;
-    ecs__store(&s->done_chunks, 0);
+    if (s->chunk_size > 0) {   /* an unchunked system never moves these off 0 */
+        s->next_chunk = 0;
+        ecs__store(&s->done_chunks, 0);
+    }
     if (chunks > s->buf_count) {
         uint32_t old = s->buf_cap;
         if (!ECS__RESERVE(w, s->bufs, s->buf_cap, chunks)) {
