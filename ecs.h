@@ -1374,6 +1374,7 @@ typedef struct ecs__graph {
     ecs__stage_graph *stages;
     uint32_t stage_count;
     uint32_t *run;           /* every stage's run list, back to back (a valid graph only) */
+    uint64_t builds;         /* counts rebuilds: the scheduler's estimates follow them */
 } ecs__graph;
 
 #define ECS__EVENT_FRAME ECS__NONE          /* trace spans that are not a system */
@@ -1494,6 +1495,7 @@ struct ecs_world {
     uint32_t *parked, parked_count;  /* ready, but an independent_of partner runs */
     double *ranks;           /* per system: queue priority */
     uint32_t sched_systems;  /* systems the arrays above are sized for */
+    uint64_t sched_builds;   /* the graph build they (and the stage estimates) are for */
     bool measure;            /* the next frame is timed and runs every stage in parallel:
                                 new systems have no measured work yet */
     const ecs__stage_graph *stage_run;
@@ -2355,9 +2357,10 @@ static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, const ecs__ed
 }
 
 /* Moves an entity's row from its table to edge->dst (which has room):
-   shared columns are copied by the edge's plan, new ones zeroed. Neither
-   table is hooked (else ecs__row_move_hooked). */
-ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
+   shared columns are copied by the edge's plan, the added id's column gets
+   value (if any), other new ones are zeroed. Neither table is hooked (else
+   ecs__row_move_hooked). */
+ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge, const void *value) {
     ecs__table *src = w->tables[r->table], *dst = edge->dst;
     const uint32_t srow = r->row, drow = dst->count++, n = dst->column_count;
     const ecs__column *const dcols = dst->columns, *const scols = src->columns;
@@ -2368,6 +2371,7 @@ ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to
         unsigned char *to = dcols[c].data + (size_t)drow * size;
         const int32_t f = from[c];
         if (f >= 0) ecs__cell_copy(to, scols[f].data + (size_t)srow * size, size);
+        else if (value && (int32_t)c == edge->added) ecs__cell_copy(to, (const unsigned char *)value, size);
         else ecs__cell_zero(to, size);
     }
     ecs__row_delete(w, src, srow);
@@ -2589,11 +2593,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         }
         return ECS_OK;
     }
-    uint32_t row = ecs__row_move(w, r, edge);
-    if (value && edge->added >= 0) {
-        const ecs__column *col = &dst->columns[edge->added];
-        ecs__cell_copy(col->data + (size_t)row * col->size, (const unsigned char *)value, col->size);
-    }
+    ecs__row_move(w, r, edge, value);
     return ECS_OK;
 }
 
@@ -2619,7 +2619,7 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
         ecs__row_move_hooked(w, r, edge);
         return ECS_OK;
     }
-    ecs__row_move(w, r, edge);
+    ecs__row_move(w, r, edge, NULL);
     return ECS_OK;
 }
 
@@ -5635,6 +5635,7 @@ static ecs_result ecs__graph_build(ecs_world *w) {
         }
     }
     g->built = true;
+    g->builds++;
     g->result = problems ? ECS_ERR_INVALID_GRAPH : ECS_OK;
     if (problems)
         ecs__fail(w, ECS_ERR_INVALID_GRAPH, "ecs_validate: %u problem%s; first: %s",
@@ -6381,7 +6382,7 @@ static void ecs__ranks_update(ecs_world *w) {
 /* Scheduler arrays sized to the registered systems (made on thread 0
    before any worker can look at them). */
 static bool ecs__sched_prepare(ecs_world *w) {
-    if (w->sched_systems == w->system_count && w->ranks) return true;
+    if (w->sched_systems == w->system_count && w->sched_builds == w->graph.builds && w->ranks) return true;
     size_t n = w->system_count ? w->system_count : 1;
     uint32_t *ready = (uint32_t *)ecs__realloc(w, w->ready, n * sizeof(uint32_t));
     if (ready) w->ready = ready;
@@ -6398,6 +6399,7 @@ static bool ecs__sched_prepare(ecs_world *w) {
         w->tctx[t].work = work;
     }
     w->sched_systems = w->system_count;
+    w->sched_builds = w->graph.builds;
     w->measure = true;
     for (uint32_t i = 0; i < w->system_count; i++) {
         ECS__ATOMIC_VAR(&w->systems[i].done_chunks);

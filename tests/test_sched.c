@@ -1635,6 +1635,10 @@ TEST(sched_stats) {
     for (int f = 0; f < 2; f++) CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);   /* frame 32: too soon */
     CHECK_EQ_INT(ecs_frame_stats_get(w, &fs), ECS_OK);
     if (fast) CHECK_EQ_INT(fs.timed_frame, 30);
+    CHECK(ecs_stage_add(w, "later"));   /* a new graph: measured again at once */
+    CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
+    CHECK_EQ_INT(ecs_frame_stats_get(w, &fs), ECS_OK);
+    CHECK_EQ_INT(fs.timed_frame, 33);
     ecs_world_free(w);
 }
 
