@@ -495,8 +495,9 @@ static uint64_t world_hash(ecs_world *w, const App *a) {
 
 /* Runs the frames; returns the wall time in seconds (negative on failure).
    Traces frames [trace_from, trace_from + 4) when trace_from >= 0. Sums the
-   work and wall time of the timed frames (every 8th; every traced one) after
-   the first few into *work_us, *wall_us and counts them in *timed. */
+   work and wall time of the timed frames (every 8th, at most one per 50 ms;
+   every traced one) after the first few into *work_us, *wall_us and counts
+   them in *timed. */
 static double run(ecs_world *w, int frames, int trace_from, double *work_us, double *wall_us, int *timed) {
     double t0 = now_s();
     uint64_t seen = 0;
