@@ -5885,9 +5885,10 @@ ECS__HOT void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__
     const ecs__table *t = m->table;
     it->count = (int)n;
     it->entities = t->entities + row;
-    for (int i = 0; i < s->term_count; i++) {
+    const ecs__column *const cols = t->columns;   /* locals: the stores below may alias */
+    for (int i = 0, terms = s->term_count; i < terms; i++) {
         int c = m->column[i];
-        it->priv.fields[i] = c < 0 ? NULL : t->columns[c].data + (size_t)row * t->columns[c].size;
+        it->priv.fields[i] = c < 0 ? NULL : cols[c].data + (size_t)row * cols[c].size;
     }
 #if ECS_CHECK_ACCESS
     tc->batch_table = t; tc->batch_row = row; tc->batch_count = n;
@@ -5944,10 +5945,9 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
     tc->current = si + 1;
     if (!s->query) {
         s->fn(&it);
-    } else if (chunk == ECS__NONE) {
-        const ecs_query *q = s->query;
-        for (uint32_t i = 0; i < q->match_count; i++)
-            if (q->matches[i].table->count) ecs__call(w, tc, s, &q->matches[i], 0, q->matches[i].table->count, &it);
+    } else if (chunk == ECS__NONE) {   /* matches cannot change while systems run */
+        for (const ecs__match *m = s->query->matches, *end = m + s->query->match_count; m < end; m++)
+            if (m->table->count) ecs__call(w, tc, s, m, 0, m->table->count, &it);
     } else {   /* chunk k: tables in match order, each cut into chunk_size rows */
         const ecs_query *q = s->query;
         uint32_t k = chunk, size = (uint32_t)s->chunk_size;
