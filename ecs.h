@@ -5945,9 +5945,10 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
     tc->current = si + 1;
     if (!s->query) {
         s->fn(&it);
-    } else if (chunk == ECS__NONE) {   /* matches cannot change while systems run */
-        for (const ecs__match *m = s->query->matches, *end = m + s->query->match_count; m < end; m++)
-            if (m->table->count) ecs__call(w, tc, s, m, 0, m->table->count, &it);
+    } else if (chunk == ECS__NONE) {   /* re-read each step: an exclusive system may add tables */
+        const ecs_query *q = s->query;
+        for (uint32_t i = 0; i < q->match_count; i++)
+            if (q->matches[i].table->count) ecs__call(w, tc, s, &q->matches[i], 0, q->matches[i].table->count, &it);
     } else {   /* chunk k: tables in match order, each cut into chunk_size rows */
         const ecs_query *q = s->query;
         uint32_t k = chunk, size = (uint32_t)s->chunk_size;

@@ -1013,6 +1013,35 @@ TEST(sched_workers_start_lazily) {
 }
 #endif
 
+/* An EXCLUSIVE system may change structure as it runs: a table it creates
+   that its own query matches is visited in the same run (its batches walk
+   the query's matches as they are at each step, not as they were at the
+   start). */
+typedef struct grow_ctx { ecs_id a, b; int batches, rows; bool added; } grow_ctx;
+static void grow_fn(ecs_iter *it) {
+    grow_ctx *c = (grow_ctx *)it->ctx;
+    c->batches++;
+    c->rows += it->count;
+    if (c->batches == 1) {   /* a new table {A, B}, through {B}: {A} is held by this batch */
+        ecs_entity e = ecs_create(it->world);
+        c->added = e && ecs_add(it->world, e, c->b) == ECS_OK && ecs_add(it->world, e, c->a) == ECS_OK;
+    }
+}
+TEST(sched_exclusive_sees_tables_it_adds) {
+    for (int t = 0; t < 4; t++) {
+        ecs_world *w = sched_world(thread_counts[t], ECS_ORDER_INSERTION);
+        REQUIRE(w);
+        grow_ctx c = {ecs_component(w, "A", sizeof(int), 0), ecs_component(w, "B", sizeof(int), 0), 0, 0, false};
+        CHECK_EQ_INT(ecs_create_many(w, 3, &c.a, 1, NULL), ECS_OK);
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Grow", .fn = grow_fn, .ctx = &c,
+            .flags = ECS_SYSTEM_EXCLUSIVE, .terms = {{c.a, ECS_READ, ECS_AND}}}));
+        CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
+        CHECKF(c.added && c.batches == 2 && c.rows == 4, "%d threads: added %d, %d batches, %d rows",
+               thread_counts[t], (int)c.added, c.batches, c.rows);
+        ecs_world_free(w);
+    }
+}
+
 /* ---- 5. rules ------------------------------------------------------------------- */
 /* Structural and registering calls from a non-exclusive system: refused,
    the world unchanged. */
@@ -1869,6 +1898,7 @@ void suite_sched(void) {
     RUN(sched_no_conflicting_overlap);
     RUN(sched_main_thread_on_thread_0);
     RUN(sched_exclusive_runs_alone);
+    RUN(sched_exclusive_sees_tables_it_adds);
     RUN(sched_lifecycle);
 #if defined(__linux__) && !defined(ECS_NO_THREADS)
     RUN(sched_workers_start_lazily);
