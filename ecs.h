@@ -651,8 +651,8 @@ ECS_API int ecs_thread_count(const ecs_world *w);
    timed: by default every 8th frame but at most one per ECS_TIMING_MS (50 ms),
    which keeps timing under 1% of a fast loop; ecs_timing_interval(w, n) times
    exactly every n-th frame (1 = every frame; 0 = back to the default). The
-   first frame after systems were added, and every frame while tracing, are
-   timed too. */
+   first frame after systems or stages were added, and every frame while
+   tracing, are timed too. */
 ECS_API void ecs_timing_interval(ecs_world *w, int frames);
 typedef struct ecs_system_stats {
     uint64_t runs;         /* frames in which it ran (skipped when its query matches nothing) */
@@ -1345,7 +1345,6 @@ typedef struct ecs__stage_graph {
     uint32_t *succ_at, *succ;/* the transitively reduced execution graph */
     uint32_t *preds;         /* in-degree in it */
     uint32_t *topo;          /* a topological order of it */
-    uint32_t *run;           /* that order as system indices (into graph.run): the inline path */
     double est_ns;           /* its systems' measured work per frame (ecs__ranks_update) */
     uint32_t *excl_at, *excl;/* conflicting independent_of partners, both ways (NULL: none):
                                 never run at the same time */
@@ -1373,7 +1372,8 @@ typedef struct ecs__graph {
     uint32_t *local;         /* per system: its index inside its stage */
     ecs__stage_graph *stages;
     uint32_t stage_count;
-    uint32_t *run;           /* every stage's run list, back to back (a valid graph only) */
+    uint32_t *run;           /* a valid graph's stages in topological order, as system
+                                indices: stage st's at run + stages[st].first (the inline path) */
     uint64_t builds;         /* counts rebuilds: the scheduler's estimates follow them */
 } ecs__graph;
 
@@ -1494,8 +1494,8 @@ struct ecs_world {
     uint32_t *ready, ready_count, *main_ready, main_count;   /* heaps, under the queue lock */
     uint32_t *parked, parked_count;  /* ready, but an independent_of partner runs */
     double *ranks;           /* per system: queue priority */
-    uint32_t sched_systems;  /* systems the arrays above are sized for */
-    uint64_t sched_builds;   /* the graph build they (and the stage estimates) are for */
+    uint64_t sched_builds;   /* the graph build the arrays above (and the stage estimates) are
+                                for: adding a system or a stage rebuilds the graph */
     bool measure;            /* the next frame is timed and runs every stage in parallel:
                                 new systems have no measured work yet */
     const ecs__stage_graph *stage_run;
@@ -2360,7 +2360,7 @@ static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, const ecs__ed
    shared columns are copied by the edge's plan, the added id's column gets
    value (if any), other new ones are zeroed. Neither table is hooked (else
    ecs__row_move_hooked). */
-ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge, const void *value) {
+ECS__HOT void ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge, const void *value) {
     ecs__table *src = w->tables[r->table], *dst = edge->dst;
     const uint32_t srow = r->row, drow = dst->count++, n = dst->column_count;
     const ecs__column *const dcols = dst->columns, *const scols = src->columns;
@@ -2377,7 +2377,6 @@ ECS__HOT uint32_t ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to
     ecs__row_delete(w, src, srow);
     r->table = dst->index;
     r->row = drow;
-    return drow;
 }
 
 static const ecs__edge_to *ecs__edge_get(const ecs__table *t, ecs_id id, bool removing) {
@@ -5629,9 +5628,8 @@ static ecs_result ecs__graph_build(ecs_world *w) {
             return ECS__OOM(w, "ecs_validate");
         }
         for (uint32_t st = 0; st < g->stage_count; st++) {
-            ecs__stage_graph *sg = &g->stages[st];
-            sg->run = g->run + sg->first;
-            for (uint32_t k = 0; k < sg->count; k++) sg->run[k] = g->order[sg->first + sg->topo[k]];
+            const ecs__stage_graph *sg = &g->stages[st];
+            for (uint32_t k = 0; k < sg->count; k++) g->run[sg->first + k] = g->order[sg->first + sg->topo[k]];
         }
     }
     g->built = true;
@@ -6260,9 +6258,10 @@ static void ecs__main_wait(ecs_world *w) {
 /* ---- running one stage ---- */
 static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
     ecs__tctx *tc = &w->tctx[0];
+    const uint32_t *run = w->graph.run + sg->first;
     uint64_t t = w->timing ? ecs__now_ns() : 0;   /* timing: the previous system's end */
     for (uint32_t k = 0; k < sg->count; k++) {
-        uint32_t si = sg->run[k];
+        uint32_t si = run[k];
         ecs__system *s = &w->systems[si];
         if (!ecs__may_start(w, s)) {
             if (ecs__load(&w->failed)) break;   /* the frame stopped */
@@ -6383,7 +6382,7 @@ static void ecs__ranks_update(ecs_world *w) {
 /* Scheduler arrays sized to the registered systems (made on thread 0
    before any worker can look at them). */
 static bool ecs__sched_prepare(ecs_world *w) {
-    if (w->sched_systems == w->system_count && w->sched_builds == w->graph.builds && w->ranks) return true;
+    if (w->sched_builds == w->graph.builds && w->ranks) return true;
     size_t n = w->system_count ? w->system_count : 1;
     uint32_t *ready = (uint32_t *)ecs__realloc(w, w->ready, n * sizeof(uint32_t));
     if (ready) w->ready = ready;
@@ -6399,7 +6398,6 @@ static bool ecs__sched_prepare(ecs_world *w) {
         if (!work) return false;
         w->tctx[t].work = work;
     }
-    w->sched_systems = w->system_count;
     w->sched_builds = w->graph.builds;
     w->measure = true;
     for (uint32_t i = 0; i < w->system_count; i++) {

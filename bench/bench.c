@@ -642,25 +642,26 @@ static bench_row bench_create_fresh(void) {
 }
 #endif
 
-/* Baseline: allocate the three arrays at their final size, zero the
-   components, write the handles and copy them out (ecs.h allocates through a
-   realloc-style hook, so it cannot lean on calloc's zero pages either). */
-static double bulk_base(void *ctx) {
-    create_ctx *c = ctx;
+/* Baseline of both bulk rows: allocate the three arrays at their final size,
+   fill the components (zeroed, or copied from p and v), write the handles
+   and copy them out. The time in ns. (ecs.h allocates through a realloc-style
+   hook, so it cannot lean on calloc's zero pages either.) */
+static double bulk_arrays(ecs_entity *out, const Position *src_p, const Velocity *src_v) {
     double t0 = now_ns();
     uint64_t *ents = alloc64(N_CREATE * sizeof *ents);
     Position *p = alloc64(N_CREATE * sizeof *p);
     Velocity *v = alloc64(N_CREATE * sizeof *v);
-    memset(p, 0, N_CREATE * sizeof *p);
-    memset(v, 0, N_CREATE * sizeof *v);
+    if (src_p) memcpy(p, src_p, N_CREATE * sizeof *p); else memset(p, 0, N_CREATE * sizeof *p);
+    if (src_v) memcpy(v, src_v, N_CREATE * sizeof *v); else memset(v, 0, N_CREATE * sizeof *v);
     for (size_t i = 0; i < N_CREATE; i++) ents[i] = ((uint64_t)1 << 32) | (i + 1);
-    memcpy(c->out, ents, N_CREATE * sizeof *ents);
+    memcpy(out, ents, N_CREATE * sizeof *ents);
     clobber();
     double t = now_ns() - t0;
-    g_sink = p[N_CREATE - 1].x + v[0].y + (double)c->out[N_CREATE - 1];
+    g_sink = p[N_CREATE - 1].x + v[7].y + (double)out[N_CREATE - 1];
     free(ents); free(p); free(v);
     return t;
 }
+static double bulk_base(void *ctx) { return bulk_arrays(((create_ctx *)ctx)->out, NULL, NULL); }
 static double bulk_ecs(void *ctx) {
     create_ctx *c = ctx;
     ids id;
@@ -689,19 +690,7 @@ static bench_row bench_bulk_create(void) {
 typedef struct bulkv_ctx { ecs_entity *out; Position *p; Velocity *v; } bulkv_ctx;
 static double bulkv_base(void *ctx) {
     bulkv_ctx *c = ctx;
-    double t0 = now_ns();
-    uint64_t *ents = alloc64(N_CREATE * sizeof *ents);
-    Position *p = alloc64(N_CREATE * sizeof *p);
-    Velocity *v = alloc64(N_CREATE * sizeof *v);
-    memcpy(p, c->p, N_CREATE * sizeof *p);
-    memcpy(v, c->v, N_CREATE * sizeof *v);
-    for (size_t i = 0; i < N_CREATE; i++) ents[i] = ((uint64_t)1 << 32) | (i + 1);
-    memcpy(c->out, ents, N_CREATE * sizeof *ents);
-    clobber();
-    double t = now_ns() - t0;
-    g_sink = p[N_CREATE - 1].x + v[7].y + (double)c->out[N_CREATE - 1];
-    free(ents); free(p); free(v);
-    return t;
+    return bulk_arrays(c->out, c->p, c->v);
 }
 static double bulkv_ecs(void *ctx) {
     bulkv_ctx *c = ctx;
