@@ -938,10 +938,12 @@ static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
 #  define ECS__UNLIKELY(c) __builtin_expect(!!(c), 0)
 #  define ECS__HOT static inline __attribute__((always_inline))
 #  define ECS__COLD static __attribute__((cold, noinline))
+#  define ECS__NOINLINE static __attribute__((noinline))
 #else
 #  define ECS__UNLIKELY(c) (c)
 #  define ECS__HOT static inline
 #  define ECS__COLD static
+#  define ECS__NOINLINE static
 #endif
 
 /* CPU hint inside spin loops: lets the sibling hyperthread run. */
@@ -1226,15 +1228,15 @@ typedef struct ecs__column {
 
 /* A cached transition (seed 004): where adding or removing an id leads from
    a table, the destination column of the added component, and for each
-   destination column the source column it copies from (-1: zeroed). A
+   source column the destination column it moves to (-1: dropped). A
    self-edge (dst is the source) means "already has it" / "already lacks it". */
 struct ecs__table;
 typedef struct ecs__edge_to {
     struct ecs__table *dst;
     int32_t added;           /* dst column of the id (add edges), or -1 */
-    /* then, right after: int32_t from[dst column count] (none for a self-edge) */
+    /* then, right after: int32_t to[src column count] (none for a self-edge) */
 } ecs__edge_to;
-#define ECS__FROM(e) ((const int32_t *)(const void *)((e) + 1))   /* per dst column */
+#define ECS__TO(e) ((const int32_t *)(const void *)((e) + 1))   /* per src column */
 #define ECS__EDGE_LO 32      /* ids below this index their edges directly, no hashing */
 
 /* An archetype table: every entity with exactly this id set. Columns hold the
@@ -1250,6 +1252,7 @@ typedef struct ecs__table {
     uint32_t count, cap;
     uint32_t lock;           /* iterators inside: structural changes are ECS_ERR_BUSY */
     bool hooked;             /* an id with lifecycle hooks or events: the slow paths */
+    bool evented;            /* an id with events (on_add, on_set, on_remove) */
     const ecs_query *lock_query;   /* the query of the latest such iterator, for errors */
     ecs__map edges;          /* (id << 1 | removing) -> ecs__edge_to *, for larger ids */
     ecs__edge_to *edge_lo[2 * ECS__EDGE_LO];   /* [removing * ECS__EDGE_LO + id] */
@@ -2137,6 +2140,7 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
         uint32_t size = w->ids[ids[i]].size;
         t->column_of[i] = size ? (int32_t)c : -1;
         t->hooked |= w->ids[ids[i]].lifecycle || w->ids[ids[i]].events;
+        t->evented |= w->ids[ids[i]].events;
         if (size) {
             t->columns[c].data = NULL; t->columns[c].raw = NULL;
             t->columns[c].size = size; t->columns[c].id = ids[i];
@@ -2238,13 +2242,13 @@ static void ecs__cell_zero(unsigned char *to, uint32_t size) {
     if (size <= 16) ecs__cell_copy(to, zero, size); else memset(to, 0, size);
 }
 
-/* For each column of dst, the column of src holding the same id, or -1.
+/* For each column of src, the column of dst holding the same id, or -1.
    Both column lists are sorted by id. */
-static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32_t *from) {
+static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32_t *to) {
     uint32_t j = 0;
-    for (uint32_t i = 0; i < dst->column_count; i++) {
-        while (j < src->column_count && src->columns[j].id < dst->columns[i].id) j++;
-        from[i] = j < src->column_count && src->columns[j].id == dst->columns[i].id ? (int32_t)j : -1;
+    for (uint32_t i = 0; i < src->column_count; i++) {
+        while (j < dst->column_count && dst->columns[j].id < src->columns[i].id) j++;
+        to[i] = j < dst->column_count && dst->columns[j].id == src->columns[i].id ? (int32_t)j : -1;
     }
 }
 
@@ -2330,53 +2334,72 @@ ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {   /* 
     t->count = last;
 }
 
-/* ecs__row_move with hooks: shared values moved, new ones constructed,
-   dropped ones destroyed. */
-
-static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, const ecs__edge_to *edge) {
-    ecs__table *src = w->tables[r->table], *dst = edge->dst;
-    const ecs__idinfo *const ids = w->ids;
-    const ecs__column *const scols = src->columns;
-    const uint32_t srow = r->row, drow = dst->count++, sn = src->column_count;
-    dst->entities[drow] = src->entities[srow];
-    uint32_t j = 0;
-    for (uint32_t c = 0; c < dst->column_count; c++) {
-        const ecs__column *dc = &dst->columns[c];
-        const ecs__idinfo *in = &ids[dc->id];
-        unsigned char *to = dc->data + (size_t)drow * dc->size;
-        for (; j < sn && scols[j].id < dc->id; j++) ecs__destruct_cell(ids, &scols[j], srow);   /* dropped */
-        if (ECS__FROM(edge)[c] >= 0) { ecs__relocate(in, to, scols[j].data + (size_t)srow * dc->size); j++; }
-        else ecs__construct(in, to, 1);
+/* After a row's values moved: the entity joins dst at drow, src's last row
+   fills the hole, and both records follow (last: src's count - 1, taken
+   before the byte copies, which the compiler must assume alias it). */
+ECS__HOT void ecs__row_moved(ecs_world *w, ecs__record *r, ecs__table *src, ecs__table *dst,
+                             uint32_t srow, uint32_t last, uint32_t drow) {
+    ecs_entity *const ents = src->entities;
+    dst->entities[drow] = ents[srow];
+    if (srow != last) {
+        const ecs_entity moved = ents[last];
+        ents[srow] = moved;
+        w->records[ecs__index(moved)].row = srow;
     }
-    for (; j < sn; j++) ecs__destruct_cell(ids, &scols[j], srow);
-    if (src->hooked) ecs__row_delete_hooked(w, src, srow);
-    else ecs__row_delete(w, src, srow);
+    src->count = last;
     r->table = dst->index;
     r->row = drow;
-    return drow;
 }
 
-/* Moves an entity's row from its table to edge->dst (which has room):
-   shared columns are copied by the edge's plan, the added id's column gets
-   value (if any), other new ones are zeroed. Neither table is hooked (else
-   ecs__row_move_hooked). */
-ECS__HOT void ecs__row_move(ecs_world *w, ecs__record *r, const ecs__edge_to *edge, const void *value) {
-    ecs__table *src = w->tables[r->table], *dst = edge->dst;
-    const uint32_t srow = r->row, drow = dst->count++, n = dst->column_count;
-    const ecs__column *const dcols = dst->columns, *const scols = src->columns;
-    const int32_t *const from = ECS__FROM(edge);   /* locals: byte stores may alias anything */
-    dst->entities[drow] = src->entities[srow];
+/* Moves an entity's row from src to edge->dst (which has room), in one pass
+   over src's columns: each cell goes to its dst column (if any) and src's
+   last row fills the hole. The added id's column (an edge adds at most one)
+   gets value, or zeros. Neither table is hooked (else ecs__row_move_hooked). */
+ECS__HOT void ecs__row_move(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge,
+                            const void *value) {
+    ecs__table *dst = edge->dst;
+    const uint32_t srow = r->row, last = src->count - 1, drow = dst->count++, n = src->column_count;
+    const ecs__column *const scols = src->columns, *const dcols = dst->columns;
+    const int32_t *const to = ECS__TO(edge);   /* locals: byte stores may alias anything */
     for (uint32_t c = 0; c < n; c++) {
-        const uint32_t size = dcols[c].size;
-        unsigned char *to = dcols[c].data + (size_t)drow * size;
-        const int32_t f = from[c];
-        if (f >= 0) ecs__cell_copy(to, scols[f].data + (size_t)srow * size, size);
-        else if (value && (int32_t)c == edge->added) ecs__cell_copy(to, (const unsigned char *)value, size);
-        else ecs__cell_zero(to, size);
+        const uint32_t size = scols[c].size;
+        unsigned char *data = scols[c].data, *cell = data + (size_t)srow * size;
+        const int32_t t = to[c];
+        if (t >= 0) ecs__cell_copy(dcols[t].data + (size_t)drow * size, cell, size);
+        if (srow != last) ecs__cell_copy(cell, data + (size_t)last * size, size);
     }
-    ecs__row_delete(w, src, srow);
-    r->table = dst->index;
-    r->row = drow;
+    if (edge->added >= 0) {
+        const ecs__column *col = &dcols[edge->added];
+        unsigned char *cell = col->data + (size_t)drow * col->size;
+        if (value) ecs__cell_copy(cell, (const unsigned char *)value, col->size);
+        else ecs__cell_zero(cell, col->size);
+    }
+    ecs__row_moved(w, r, src, dst, srow, last, drow);
+}
+
+/* ecs__row_move with hooks, in the same one pass: a shared value is moved,
+   a dropped one destroyed before src's last row fills its hole, and the
+   added id's value constructed. Returns the entity's new row. */
+static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge) {
+    ecs__table *dst = edge->dst;
+    const ecs__idinfo *const ids = w->ids;
+    const uint32_t srow = r->row, last = src->count - 1, drow = dst->count++, n = src->column_count;
+    const ecs__column *const scols = src->columns, *const dcols = dst->columns;
+    const int32_t *const to = ECS__TO(edge);
+    for (uint32_t c = 0; c < n; c++) {
+        const ecs__idinfo *in = &ids[scols[c].id];
+        const uint32_t size = scols[c].size;
+        unsigned char *data = scols[c].data, *cell = data + (size_t)srow * size;
+        if (to[c] >= 0) ecs__relocate(in, dcols[to[c]].data + (size_t)drow * size, cell);
+        else if (in->dtor) in->dtor(cell, 1, in->ctx);   /* dropped */
+        if (srow != last) ecs__relocate(in, cell, data + (size_t)last * size);
+    }
+    if (edge->added >= 0) {
+        const ecs__column *col = &dcols[edge->added];
+        ecs__construct(&ids[col->id], col->data + (size_t)drow * col->size, 1);
+    }
+    ecs__row_moved(w, r, src, dst, srow, last, drow);
+    return drow;
 }
 
 static const ecs__edge_to *ecs__edge_get(const ecs__table *t, ecs_id id, bool removing) {
@@ -2389,7 +2412,7 @@ static const ecs__edge_to *ecs__edge_get(const ecs__table *t, ecs_id id, bool re
    (nothing stored) if memory runs out. */
 static const ecs__edge_to *ecs__edge_make(ecs_world *w, ecs__table *src, ecs__table *dst,
                                           ecs_id id, bool removing) {
-    size_t n = dst == src ? 0 : dst->column_count;
+    size_t n = dst == src ? 0 : src->column_count;
     ecs__edge_to *e = (ecs__edge_to *)ecs__alloc(w, sizeof *e + n * sizeof(int32_t));
     if (!e) return NULL;
     int32_t at = ecs__table_find_id(dst, id);
@@ -2581,7 +2604,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
     if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     if (ECS__UNLIKELY(src->hooked | dst->hooked)) {   /* constructed; on_add, then the value and on_set */
-        uint32_t row = ecs__row_move_hooked(w, r, edge);
+        uint32_t row = ecs__row_move_hooked(w, r, src, edge);
         const ecs__idinfo *in = &w->ids[id];
         const ecs__column *col = edge->added >= 0 ? &dst->columns[edge->added] : NULL;
         if (in->on_add) ecs__fire(w, in->on_add, e, id, col ? col->data + (size_t)row * col->size : NULL);
@@ -2592,7 +2615,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         }
         return ECS_OK;
     }
-    ecs__row_move(w, r, edge, value);
+    ecs__row_move(w, r, src, edge, value);
     return ECS_OK;
 }
 
@@ -2615,11 +2638,36 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
             ecs__fire(w, w->ids[id].on_remove, e, id, ecs__table_cell(src, at, r->row));
             r = &w->records[ecs__index(e)];
         }
-        ecs__row_move_hooked(w, r, edge);
+        ecs__row_move_hooked(w, r, w->tables[r->table], edge);
         return ECS_OK;
     }
-    ecs__row_move(w, r, edge, NULL);
+    ecs__row_move(w, r, src, edge, NULL);
     return ECS_OK;
+}
+
+/* The common change, decided in one pass: a live entity, a cached edge to
+   another table, no events on either table and neither locked, room in dst,
+   outside defer mode and frames, no hook commands waiting; a value only
+   where no lifecycle hooks run either. NULL for anything else, every error
+   included: the checked path takes those. */
+ECS__HOT const ecs__edge_to *ecs__fast_edge(const ecs_world *w, ecs_entity e, ecs_id id, uint32_t removing,
+                                            const void *value) {
+    if (ECS__UNLIKELY(!ecs__alive(w, e) || id >= ECS__EDGE_LO)) return NULL;
+    const ecs__table *src = w->tables[w->records[ecs__index(e)].table];
+    const ecs__edge_to *edge = src->edge_lo[removing * ECS__EDGE_LO + id];
+    if (!edge || (src->lock | (uint32_t)src->evented | (uint32_t)w->deferring | (uint32_t)w->phase)) return NULL;
+    const ecs__table *dst = edge->dst;
+    if (dst == src || dst->count >= dst->cap || (dst->lock | (uint32_t)dst->evented) ||
+        (value && (src->hooked | dst->hooked)) || (w->hook_buf && w->hook_buf->count))
+        return NULL;
+    return edge;
+}
+/* Lifecycle hooks run here but cannot reach the world (they get no world). */
+ECS__NOINLINE void ecs__move_fast(ecs_world *w, ecs_entity e, const ecs__edge_to *edge, const void *value) {
+    ecs__record *r = &w->records[ecs__index(e)];
+    ecs__table *src = w->tables[r->table];
+    if (ECS__UNLIKELY(src->hooked | edge->dst->hooked)) ecs__row_move_hooked(w, r, src, edge);
+    else ecs__row_move(w, r, src, edge, value);
 }
 
 /* ---- >>query: cached queries and iteration -------------------------------- */
@@ -3317,6 +3365,8 @@ ECS_API size_t ecs_children(const ecs_world *w, ecs_entity parent, ecs_entity *o
 
 ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
     if (!w) return ECS_ERR_ARG;
+    const ecs__edge_to *edge = ecs__fast_edge(w, e, id, 0, NULL);
+    if (edge) { ecs__move_fast(w, e, edge, NULL); return ECS_OK; }
     ecs_result r = ecs__check_target(w, "ecs_add", e);
     if (!r) r = ecs__check_component(w, "ecs_add", id);
     if (r) return r;
@@ -3327,6 +3377,8 @@ ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
 
 ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
     if (!w) return ECS_ERR_ARG;
+    const ecs__edge_to *edge = ecs__fast_edge(w, e, id, 1, NULL);
+    if (edge) { ecs__move_fast(w, e, edge, NULL); return ECS_OK; }
     ecs_result r = ecs__check_target(w, "ecs_remove", e);
     if (!r) r = ecs__check_component(w, "ecs_remove", id);
     if (r) return r;
@@ -3337,6 +3389,8 @@ ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
 
 ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *value) {
     if (!w) return ECS_ERR_ARG;
+    const ecs__edge_to *edge = value ? ecs__fast_edge(w, e, id, 0, value) : NULL;
+    if (edge) { ecs__move_fast(w, e, edge, value); return ECS_OK; }
     ecs_result r = ecs__check_target(w, "ecs_set", e);
     if (!r) r = ecs__check_component(w, "ecs_set", id);
     if (r) return r;

@@ -124,6 +124,87 @@ TEST(hooks_every_path_balanced) {
     CHECK(hk.remove >= live);
 }
 
+/* Lifecycle hooks without events: add and remove take the direct path, which
+   must still construct, move and destroy each value exactly once, keep every
+   entity's own value through swap-removes, and leave ecs_set, iteration
+   locks and defer mode to the checked path. */
+static long lf_ctor, lf_dtor;
+static void lf_ctor_fn(void *p, int n, void *ctx) {
+    (void)ctx;
+    for (int i = 0; i < n; i++) { ((int **)p)[i] = (int *)calloc(1, sizeof(int)); lf_ctor++; }
+}
+static void lf_dtor_fn(void *p, int n, void *ctx) {
+    (void)ctx;
+    for (int i = 0; i < n; i++) { free(((int **)p)[i]); lf_dtor++; }
+}
+static void lf_move_fn(void *dst, const void *src, int n, void *ctx) {   /* dst raw */
+    (void)ctx;
+    memcpy(dst, src, (size_t)n * sizeof(int *));
+}
+static void lf_copy_fn(void *dst, const void *src, int n, void *ctx) {   /* dst constructed */
+    (void)ctx;
+    for (int i = 0; i < n; i++) **((int **)dst + i) = **((int *const *)src + i);
+}
+TEST(hooks_lifecycle_direct_moves) {
+    lf_ctor = lf_dtor = 0;
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    ecs_id box = ecs_component_init(w, &(ecs_component_desc){.name = "Box", .size = sizeof(int *),
+        .align = _Alignof(int *), .ctor = lf_ctor_fn, .dtor = lf_dtor_fn, .copy = lf_copy_fn, .move = lf_move_fn});
+    ecs_id pos = ecs_component(w, "Pos", 12, 4), tag = ecs_component(w, "Tag", 0, 0);
+    REQUIRE(box && pos && tag);
+    enum { N = 64 };
+    ecs_entity e[N];
+    CHECK_EQ_INT(ecs_create_many(w, N, &pos, 1, e), ECS_OK);
+    for (int i = 0; i < N; i++) {
+        float v[3] = {(float)i, 0, 0};
+        CHECK_EQ_INT(ecs_set(w, e[i], pos, v), ECS_OK);
+        CHECK_EQ_INT(ecs_add(w, e[i], box), ECS_OK);   /* constructed */
+        int **b = (int **)ecs_get_mut(w, e[i], box);
+        REQUIRE(b && *b);
+        **b = 1000 + i;
+    }
+    CHECK_EQ_INT(lf_ctor, N);
+    for (int round = 0; round < 3; round++)   /* holes everywhere: every row moves */
+        for (int i = round; i < N; i += 2) {
+            CHECK_EQ_INT(ecs_add(w, e[i], tag), ECS_OK);
+            CHECK_EQ_INT(ecs_remove(w, e[i], tag), ECS_OK);
+            CHECK_EQ_INT(ecs_add(w, e[i], tag), ECS_OK);
+        }
+    for (int i = 0; i < N; i += 3) CHECK_EQ_INT(ecs_remove(w, e[i], box), ECS_OK);   /* destroyed */
+    long removed = (N + 2) / 3;
+    CHECK_EQ_INT(lf_ctor, N);
+    CHECK_EQ_INT(lf_dtor, removed);
+    for (int i = 0; i < N; i++) {
+        const float *p = (const float *)ecs_get(w, e[i], pos);
+        int *const *b = (int *const *)ecs_get(w, e[i], box);
+        CHECK(p && p[0] == (float)i);
+        if (i % 3 == 0) CHECK(!b);
+        else CHECK(b && *b && **b == 1000 + i);
+    }
+    /* the checked path still answers: a value set, a locked table, defer mode */
+    int seven = 7, *mine = &seven;
+    CHECK_EQ_INT(ecs_set(w, e[0], box, &mine), ECS_OK);   /* constructed, then copied into */
+    CHECK_EQ_INT(lf_ctor, N + 1);
+    int *const *b0 = (int *const *)ecs_get(w, e[0], box);
+    CHECK(b0 && *b0 != mine && **b0 == 7);
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_READ, ECS_AND}}});
+    REQUIRE(q);
+    ecs_iter it = ecs_query_iter(w, q);
+    CHECK(ecs_query_next(&it));
+    CHECK_EQ_INT(ecs_remove(w, it.entities[0], tag), ECS_ERR_BUSY);
+    ecs_iter_fini(&it);
+    ecs_query_free(q);
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);
+    CHECK_EQ_INT(ecs_remove(w, e[1], box), ECS_OK);
+    CHECK(ecs_has(w, e[1], box));   /* recorded, not done */
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
+    CHECK(!ecs_has(w, e[1], box));
+    CHECK_EQ_INT(lf_dtor, removed + 1);
+    ecs_world_free(w);
+    CHECK_EQ_INT(lf_ctor, lf_dtor);
+}
+
 /* A resource that owns memory: constructed, assigned from init with copy,
    destroyed at world free; event hooks are refused (no entity). */
 TEST(hooks_resource_owns_memory) {
@@ -607,6 +688,7 @@ void suite_hooks(void) {
     RUN(sched_parents_deterministic);
     RUN(parents_busy_in_systems);
     RUN(hooks_every_path_balanced);
+    RUN(hooks_lifecycle_direct_moves);
     RUN(hooks_structural_calls_deferred);
     RUN(hooks_entity_fields_resolved);
     RUN(hooks_bad_descs);
