@@ -2354,25 +2354,26 @@ ECS__HOT void ecs__row_moved(ecs_world *w, ecs__record *r, ecs__table *src, ecs_
 /* Moves an entity's row from src to edge->dst (which has room), in one pass
    over src's columns: each cell goes to its dst column (if any) and src's
    last row fills the hole. The added id's column (an edge adds at most one)
-   gets value, or zeros. Neither table is hooked (else ecs__row_move_hooked). */
+   gets value, or zeros, first: value may point into the row being vacated.
+   Neither table is hooked (else ecs__row_move_hooked). */
 ECS__HOT void ecs__row_move(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge,
                             const void *value) {
     ecs__table *dst = edge->dst;
     const uint32_t srow = r->row, last = src->count - 1, drow = dst->count++, n = src->column_count;
     const ecs__column *const scols = src->columns, *const dcols = dst->columns;
     const int32_t *const to = ECS__TO(edge);   /* locals: byte stores may alias anything */
+    if (edge->added >= 0) {
+        const ecs__column *col = &dcols[edge->added];
+        unsigned char *cell = col->data + (size_t)drow * col->size;
+        if (value) ecs__cell_copy(cell, (const unsigned char *)value, col->size);
+        else ecs__cell_zero(cell, col->size);
+    }
     for (uint32_t c = 0; c < n; c++) {
         const uint32_t size = scols[c].size;
         unsigned char *data = scols[c].data, *cell = data + (size_t)srow * size;
         const int32_t t = to[c];
         if (t >= 0) ecs__cell_copy(dcols[t].data + (size_t)drow * size, cell, size);
         if (srow != last) ecs__cell_copy(cell, data + (size_t)last * size, size);
-    }
-    if (edge->added >= 0) {
-        const ecs__column *col = &dcols[edge->added];
-        unsigned char *cell = col->data + (size_t)drow * col->size;
-        if (value) ecs__cell_copy(cell, (const unsigned char *)value, col->size);
-        else ecs__cell_zero(cell, col->size);
     }
     ecs__row_moved(w, r, src, dst, srow, last, drow);
 }
@@ -2568,6 +2569,29 @@ static ecs_result ecs__set_parent(ecs_world *w, const char *fn, ecs_entity child
     return ECS_OK;
 }
 
+/* A value the caller passed from inside the world (ecs_get's pointer): the
+   entity and component that own it, so it is found again after the move
+   shifts rows or a column grows. */
+typedef struct ecs__vref { ecs_entity e; ecs_id id; size_t off; } ecs__vref;
+static bool ecs__value_ref(const ecs__table *t, const void *value, ecs__vref *ref) {
+    const uintptr_t v = (uintptr_t)value;
+    for (uint32_t c = 0; c < t->column_count; c++) {
+        const ecs__column *col = &t->columns[c];
+        const uintptr_t base = (uintptr_t)col->data;
+        if (v < base || v - base >= (uintptr_t)t->count * col->size) continue;
+        ref->e = t->entities[(v - base) / col->size];
+        ref->id = col->id;
+        ref->off = (size_t)((v - base) % col->size);
+        return true;
+    }
+    return false;
+}
+static const void *ecs__value_find(const ecs_world *w, const ecs__vref *ref) {
+    const ecs__record *r = &w->records[ecs__index(ref->e)];
+    const ecs__table *t = w->tables[r->table];
+    return ecs__table_cell(t, ecs__table_find_id(t, ref->id), r->row) + ref->off;
+}
+
 /* Adds id (copying value in, or zeroing it) or, if present, overwrites it.
    The edge answers both "has it?" (a self-edge) and "which column?". */
 static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id,
@@ -2602,6 +2626,8 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         return ECS_OK;
     }
     if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
+    ecs__vref ref;   /* only these two tables change here */
+    const bool inside = value && (ecs__value_ref(src, value, &ref) || ecs__value_ref(dst, value, &ref));
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     if (ECS__UNLIKELY(src->hooked | dst->hooked)) {   /* constructed; on_add, then the value and on_set */
         uint32_t row = ecs__row_move_hooked(w, r, src, edge);
@@ -2610,12 +2636,13 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         if (in->on_add) ecs__fire(w, in->on_add, e, id, col ? col->data + (size_t)row * col->size : NULL);
         if (value && col) {
             row = w->records[ecs__index(e)].row;
+            if (inside) value = ecs__value_find(w, &ref);
             ecs__assign(in, col->data + (size_t)row * col->size, value);
             if (in->on_set) ecs__fire(w, in->on_set, e, id, col->data + (size_t)row * col->size);
         }
         return ECS_OK;
     }
-    ecs__row_move(w, r, src, edge, value);
+    ecs__row_move(w, r, src, edge, inside ? ecs__value_find(w, &ref) : value);   /* value read first */
     return ECS_OK;
 }
 
@@ -5857,12 +5884,15 @@ static void ecs__frame_fail(ecs_world *w, ecs_result r) {
 ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     uint32_t chunks = 1;
     if (s->query) {
-        const ecs__match *m = s->query->matches, *end = m + s->query->match_count;
+        const ecs__match *m = s->query->matches;   /* NULL until a table matches */
+        const uint32_t count = s->query->match_count;
         if (s->chunk_size <= 0) {   /* one task: any row will do */
-            for (chunks = 0; m < end && !chunks; m++) chunks = m->table->count != 0;
+            chunks = 0;
+            for (uint32_t i = 0; i < count && !chunks; i++) chunks = m[i].table->count != 0;
         } else {
             uint64_t n = 0;
-            for (; m < end; m++) n += (m->table->count + (uint64_t)s->chunk_size - 1) / (uint64_t)s->chunk_size;
+            for (uint32_t i = 0; i < count; i++)
+                n += (m[i].table->count + (uint64_t)s->chunk_size - 1) / (uint64_t)s->chunk_size;
             chunks = (uint32_t)(n < UINT32_MAX ? n : UINT32_MAX - 1);
         }
     }

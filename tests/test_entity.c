@@ -215,6 +215,60 @@ TEST(entity_values_survive_table_moves) {
     ecs_world_free(w);
 }
 
+/* ecs_set's value may point into the world: at the entity's own row, which
+   the move vacates and the table's last row then fills. The value must be
+   read before that, with and without lifecycle hooks on the tables. */
+static void al_move(void *dst, const void *src, int n, void *ctx) {
+    (void)ctx;
+    memcpy(dst, src, (size_t)n * sizeof(Pos));
+}
+TEST(entity_set_value_from_own_row) {
+    for (int hooked = 0; hooked < 2; hooked++) {
+        ecs_world *w = ecs_world_new(NULL);
+        REQUIRE(w);
+        ecs_id pos = hooked ? ecs_component_init(w, &(ecs_component_desc){.name = "Pos",
+                                  .size = sizeof(Pos), .align = _Alignof(Pos), .move = al_move})
+                            : ECS_COMPONENT(w, Pos);
+        ecs_id other = ecs_component(w, "Other", sizeof(Pos), _Alignof(Pos));
+        REQUIRE(pos && other);
+        ecs_entity e[4];
+        for (int i = 0; i < 4; i++) {
+            e[i] = ecs_create(w);
+            CHECK_EQ_INT(ecs_set(w, e[i], pos, &(Pos){i, 10 * i}), ECS_OK);
+        }
+        for (int i = 0; i < 3; i++) {   /* rows 0, 1, 2 of 4: the last row fills each hole */
+            const Pos *own = (const Pos *)ecs_get(w, e[i], pos);
+            REQUIRE(own);
+            CHECK_EQ_INT(ecs_set(w, e[i], other, own), ECS_OK);
+            const Pos *got = (const Pos *)ecs_get(w, e[i], other);
+            CHECKF(got && got->x == i && got->y == 10 * i, "hooked %d, entity %d: (%d, %d)", hooked, i,
+                   got ? got->x : -1, got ? got->y : -1);
+            CHECK(pos_is(w, e[i], pos, i, 10 * i));
+        }
+        CHECK(pos_is(w, e[3], pos, 3, 30));
+        /* from the last row (it fills the hole), and from a table that grows */
+        ecs_entity f[3];
+        for (int i = 0; i < 3; i++) {
+            f[i] = ecs_create(w);
+            CHECK_EQ_INT(ecs_set(w, f[i], pos, &(Pos){100 + i, 0}), ECS_OK);
+        }
+        CHECK_EQ_INT(ecs_set(w, f[0], other, ecs_get(w, f[2], pos)), ECS_OK);
+        CHECK(pos_is(w, f[0], other, 102, 0) && pos_is(w, f[2], pos, 102, 0));
+        ecs_id third = ecs_component(w, "Third", sizeof(Pos), _Alignof(Pos));
+        REQUIRE(third);
+        ecs_entity g = ecs_create(w);
+        CHECK_EQ_INT(ecs_set(w, g, other, &(Pos){7, 7}), ECS_OK);
+        CHECK_EQ_INT(ecs_add(w, g, third), ECS_OK);   /* {Other, Third}: room for one row */
+        for (int i = 0; i < 40; i++) {   /* each value comes from that table's first row */
+            ecs_entity h = ecs_create(w);
+            CHECK_EQ_INT(ecs_set(w, h, other, &(Pos){i, i}), ECS_OK);
+            CHECK_EQ_INT(ecs_set(w, h, third, ecs_get(w, g, other)), ECS_OK);
+            CHECK(pos_is(w, h, third, 7, 7));
+        }
+        ecs_world_free(w);
+    }
+}
+
 /* Destroying first, middle and last rows moves the last row into the hole;
    every survivor must keep its own value. */
 TEST(entity_destroy_keeps_other_rows_intact) {
@@ -512,6 +566,7 @@ void suite_entity(void) {
     RUN(entity_unknown_id_fails);
     RUN(entity_dead_handle_calls_fail);
     RUN(entity_values_survive_table_moves);
+    RUN(entity_set_value_from_own_row);
     RUN(entity_destroy_keeps_other_rows_intact);
     RUN(entity_remove_keeps_other_rows_intact);
     RUN(entity_add_remove_same_id_10000_times);
