@@ -333,7 +333,8 @@ ECS_API bool       ecs_is_alive(const ecs_world *w, ecs_entity e);
 ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id);     /* zero value */
 ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id);
 /* Copies value into e's component, adding it if missing. value may be NULL
-   only for a tag. */
+   only for a tag; it may point into the world (another entity's ecs_get, or
+   e's own): it is read before any row moves. */
 ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *value);
 ECS_API bool       ecs_has(const ecs_world *w, ecs_entity e, ecs_id id);
 /* The component's value; NULL if e is dead, lacks it, or id is a tag. The
