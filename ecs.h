@@ -2602,8 +2602,11 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
     const ecs__edge_to *edge = ecs__edge_get(src, id, false);
     if (!edge) {
         int32_t at = ecs__table_find_id(src, id);
-        if (at >= 0) {   /* present: answered without caching a self-edge, so an ecs_set
-                            from a running system never changes the table */
+        if (at >= 0) {   /* present. Outside systems a self-edge is cached for the next
+                            ecs_set (the direct path's overwrite); a running system's
+                            ecs_set never writes the table's cache (other threads read it) */
+            if (id < ECS__EDGE_LO && w->phase != ECS__SYSTEMS)
+                (void)ecs__edge_make(w, src, src, id, false);   /* a cache only: NULL is fine */
             unsigned char *cell = ecs__table_cell(src, at, r->row);
             if (value && cell) ecs__assign(&w->ids[id], cell, value);
             if (value && w->ids[id].on_set) ecs__fire(w, w->ids[id].on_set, e, id, cell);
@@ -2673,20 +2676,24 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     return ECS_OK;
 }
 
-/* The common change, decided in one pass: a live entity, a cached edge to
-   another table, no events on either table and neither locked, room in dst,
-   outside defer mode and frames, no hook commands waiting; a value only
-   where no lifecycle hooks run either. NULL for anything else, every error
-   included: the checked path takes those. */
+/* The common change, decided in one pass: a live entity, a cached edge, no
+   events on either table, outside defer mode and frames, no hook commands
+   waiting; then either a move (to another table with room, neither table
+   locked, and a value only where no lifecycle hooks run either) or an
+   ecs_set's overwrite (a self-edge, no hooks). NULL for anything else, every
+   error included: the checked path takes those. */
 ECS__HOT const ecs__edge_to *ecs__fast_edge(const ecs_world *w, ecs_entity e, ecs_id id, uint32_t removing,
                                             const void *value) {
     if (ECS__UNLIKELY(!ecs__alive(w, e) || id >= ECS__EDGE_LO)) return NULL;
     const ecs__table *src = w->tables[w->records[ecs__index(e)].table];
     const ecs__edge_to *edge = src->edge_lo[removing * ECS__EDGE_LO + id];
-    if (!edge || (src->lock | (uint32_t)src->evented | (uint32_t)w->deferring | (uint32_t)w->phase)) return NULL;
+    if (!edge || ((uint32_t)src->evented | (uint32_t)w->deferring | (uint32_t)w->phase) ||
+        (w->hook_buf && w->hook_buf->count))
+        return NULL;
     const ecs__table *dst = edge->dst;
-    if (dst == src || dst->count >= dst->cap || (dst->lock | (uint32_t)dst->evented) ||
-        (value && (src->hooked | dst->hooked)) || (w->hook_buf && w->hook_buf->count))
+    if (dst == src) return value && !src->hooked && edge->added >= 0 ? edge : NULL;
+    if (dst->count >= dst->cap || (src->lock | dst->lock | (uint32_t)dst->evented) ||
+        (value && (src->hooked | dst->hooked)))
         return NULL;
     return edge;
 }
@@ -2694,8 +2701,14 @@ ECS__HOT const ecs__edge_to *ecs__fast_edge(const ecs_world *w, ecs_entity e, ec
 ECS__NOINLINE void ecs__move_fast(ecs_world *w, ecs_entity e, const ecs__edge_to *edge, const void *value) {
     ecs__record *r = &w->records[ecs__index(e)];
     ecs__table *src = w->tables[r->table];
-    if (ECS__UNLIKELY(src->hooked | edge->dst->hooked)) ecs__row_move_hooked(w, r, src, edge);
-    else ecs__row_move(w, r, src, edge, value);
+    if (edge->dst == src) {   /* ecs_set of a component e has: no move */
+        const ecs__column *col = &src->columns[edge->added];
+        ecs__cell_copy(col->data + (size_t)r->row * col->size, (const unsigned char *)value, col->size);
+    } else if (ECS__UNLIKELY(src->hooked | edge->dst->hooked)) {
+        ecs__row_move_hooked(w, r, src, edge);
+    } else {
+        ecs__row_move(w, r, src, edge, value);
+    }
 }
 
 /* ---- >>query: cached queries and iteration -------------------------------- */

@@ -878,6 +878,54 @@ static bench_row bench_add_remove(void) {
     return r;
 }
 
+/* ---- ecs_set of a component the entity has: a value write, no move -------- */
+typedef struct overwrite_ctx { ecs_world *w; ids id; ecs_entity *h; Velocity *v; } overwrite_ctx;
+static double overwrite_base(void *ctx) {   /* the same writes into a plain array */
+    overwrite_ctx *c = ctx;
+    double t0 = now_ns();
+    for (int k = 0; k < MOVE_PASSES; k++) {
+        for (size_t i = 0; i < N_MOVE; i++) c->v[i] = (Velocity){(float)i, (float)k};
+        clobber();
+    }
+    return now_ns() - t0;
+}
+static double overwrite_ecs(void *ctx) {
+    overwrite_ctx *c = ctx;
+    bool bad = false;
+    double t0 = now_ns();
+    for (int k = 0; k < MOVE_PASSES; k++) {
+        for (size_t i = 0; i < N_MOVE; i++)
+            bad |= ecs_set(c->w, c->h[i], c->id.vel, &(Velocity){(float)i, (float)k}) != ECS_OK;
+        clobber();
+    }
+    double t = now_ns() - t0;
+    check(!bad, "overwrite", "ecs_set failed");
+    return t;
+}
+static bench_row bench_overwrite(void) {
+    bench_row r = {"ecs_set of a component it has, 10k with P+V (per set)", 0, 0, 6, false};
+    overwrite_ctx c;
+    c.w = world_new(&c.id);
+    c.h = alloc64(N_MOVE * sizeof *c.h);
+    c.v = alloc64(N_MOVE * sizeof *c.v);
+    ecs_id pv[2] = {c.id.pos, c.id.vel};
+    NEED(ecs_create_many(c.w, N_MOVE, pv, 2, c.h) == ECS_OK, "ecs_create_many failed");
+    run_pair(reps(101), overwrite_base, overwrite_ecs, &c, (double)N_MOVE * MOVE_PASSES, &r.base_ns,
+             &r.ecs_ns);
+    double base = 0, ecs = 0;
+    for (size_t i = 0; i < N_MOVE; i++) {
+        const Velocity *v = ecs_get(c.w, c.h[i], c.id.vel);
+        ecs += v ? (double)v->x + (double)v->y : 0;
+        base += (double)c.v[i].x + (double)c.v[i].y;
+    }
+    check(same_sum(base, ecs), r.name, "values differ from the baseline's");
+    g_sink = base + ecs;
+    ecs_world_free(c.w);
+    free(c.h);
+    free(c.v);
+    return r;
+}
+
 /* Baseline for destroy: the struct of arrays holding N entities, an index ->
    row map and a generation per index; destroying checks the generation,
    swap-removes the row, bumps the generation and pushes the index on a free
@@ -1872,6 +1920,7 @@ static const bench_fn g_benches[] = {
     bench_bulk_create,
     bench_bulk_values,
     bench_add_remove,
+    bench_overwrite,
     bench_destroy,
     bench_destroy_with,
     bench_add_remove_hooks,

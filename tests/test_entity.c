@@ -269,6 +269,58 @@ TEST(entity_set_value_from_own_row) {
     }
 }
 
+/* Overwriting a component the entity has: after the first ecs_set, the
+   next ones take the direct path, which must still defer in defer mode,
+   write through a locked table, and leave copy and on_set hooks to the
+   checked path. */
+static int ow_copies, ow_sets;
+static void ow_copy(void *dst, const void *src, int n, void *ctx) {
+    (void)ctx;
+    memcpy(dst, src, (size_t)n * sizeof(Pos));
+    ow_copies += n;
+}
+static void ow_on_set(ecs_world *w, ecs_entity e, ecs_id id, void *v, void *ctx) {
+    (void)w; (void)e; (void)id; (void)v; (void)ctx;
+    ow_sets++;
+}
+TEST(entity_set_overwrite_paths) {
+    ow_copies = ow_sets = 0;
+    ecs_world *w = ecs_world_new(NULL);
+    REQUIRE(w);
+    ecs_id pos = ECS_COMPONENT(w, Pos);
+    ecs_id cp = ecs_component_init(w, &(ecs_component_desc){.name = "Copied", .size = sizeof(Pos),
+        .align = _Alignof(Pos), .copy = ow_copy});
+    ecs_id ev = ecs_component_init(w, &(ecs_component_desc){.name = "Watched", .size = sizeof(Pos),
+        .align = _Alignof(Pos), .on_set = ow_on_set});
+    REQUIRE(pos && cp && ev);
+    ecs_entity e = ecs_create(w), f = ecs_create(w), g = ecs_create(w);   /* f, g: one hook each */
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ_INT(ecs_set(w, e, pos, &(Pos){i, i}), ECS_OK);
+        CHECK(pos_is(w, e, pos, i, i));
+        CHECK_EQ_INT(ecs_set(w, f, cp, &(Pos){i, 0}), ECS_OK);
+        CHECK_EQ_INT(ecs_set(w, g, ev, &(Pos){0, i}), ECS_OK);
+    }
+    CHECK(pos_is(w, f, cp, 4, 0) && pos_is(w, g, ev, 0, 4));
+    CHECK_EQ_INT(ow_copies, 5);   /* every overwrite through the copy hook */
+    CHECK_EQ_INT(ow_sets, 5);
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);
+    CHECK_EQ_INT(ecs_set(w, e, pos, &(Pos){7, 7}), ECS_OK);
+    CHECK(pos_is(w, e, pos, 4, 4));   /* recorded, not written */
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
+    CHECK(pos_is(w, e, pos, 7, 7));
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_READ, ECS_AND}}});
+    REQUIRE(q);
+    for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)   /* a value write, not a change */
+        for (int i = 0; i < it.count; i++) CHECK_EQ_INT(ecs_set(w, it.entities[i], pos, &(Pos){8, 8}), ECS_OK);
+    CHECK(pos_is(w, e, pos, 8, 8));
+    CHECK_EQ_INT(ecs_set(w, e, pos, NULL), ECS_ERR_ARG);
+    CHECK(pos_is(w, e, pos, 8, 8));
+    CHECK_EQ_INT(ecs_destroy(w, e), ECS_OK);
+    CHECK_EQ_INT(ecs_set(w, e, pos, &(Pos){9, 9}), ECS_ERR_STALE);
+    ecs_query_free(q);
+    ecs_world_free(w);
+}
+
 /* Destroying first, middle and last rows moves the last row into the hole;
    every survivor must keep its own value. */
 TEST(entity_destroy_keeps_other_rows_intact) {
@@ -567,6 +619,7 @@ void suite_entity(void) {
     RUN(entity_dead_handle_calls_fail);
     RUN(entity_values_survive_table_moves);
     RUN(entity_set_value_from_own_row);
+    RUN(entity_set_overwrite_paths);
     RUN(entity_destroy_keeps_other_rows_intact);
     RUN(entity_remove_keeps_other_rows_intact);
     RUN(entity_add_remove_same_id_10000_times);
