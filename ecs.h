@@ -1252,7 +1252,7 @@ typedef struct ecs__table {
     void *entities_raw;
     uint32_t count, cap;
     uint32_t lock;           /* iterators inside: structural changes are ECS_ERR_BUSY */
-    bool hooked;             /* an id with lifecycle hooks or events: the slow paths */
+    bool hooked;             /* an id with lifecycle hooks or events: the hooked moves */
     bool evented;            /* an id with events (on_add, on_set, on_remove) */
     const ecs_query *lock_query;   /* the query of the latest such iterator, for errors */
     ecs__map edges;          /* (id << 1 | removing) -> ecs__edge_to *, for larger ids */
