@@ -2278,6 +2278,13 @@ static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, voi
     w->deferring--;
     w->hook_depth--;
 }
+/* A swap-remove's last step: the entity of row last takes row's place, and
+   its record follows. */
+ECS__HOT void ecs__entity_fill(ecs_world *w, ecs_entity *ents, uint32_t row, uint32_t last) {
+    const ecs_entity moved = ents[last];
+    ents[row] = moved;
+    w->records[ecs__index(moved)].row = row;
+}
 static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
     const uint32_t last = t->count - 1;
     if (row != last) {
@@ -2287,9 +2294,7 @@ static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
             ecs__relocate(&ids[col->id], col->data + (size_t)row * col->size,
                           col->data + (size_t)last * col->size);
         }
-        ecs_entity moved = t->entities[last];
-        t->entities[row] = moved;
-        w->records[ecs__index(moved)].row = row;
+        ecs__entity_fill(w, t->entities, row, last);
     }
     t->count = last;
 }
@@ -2328,9 +2333,7 @@ ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {   /* 
             const uint32_t size = cols[c].size;
             ecs__cell_copy(data + (size_t)row * size, data + (size_t)last * size, size);
         }
-        ecs_entity moved = t->entities[last];
-        t->entities[row] = moved;
-        w->records[ecs__index(moved)].row = row;
+        ecs__entity_fill(w, t->entities, row, last);
     }
     t->count = last;
 }
@@ -2342,11 +2345,7 @@ ECS__HOT void ecs__row_moved(ecs_world *w, ecs__record *r, ecs__table *src, ecs_
                              uint32_t srow, uint32_t last, uint32_t drow) {
     ecs_entity *const ents = src->entities;
     dst->entities[drow] = ents[srow];
-    if (srow != last) {
-        const ecs_entity moved = ents[last];
-        ents[srow] = moved;
-        w->records[ecs__index(moved)].row = srow;
-    }
+    if (srow != last) ecs__entity_fill(w, ents, srow, last);
     src->count = last;
     r->table = dst->index;
     r->row = drow;
@@ -2355,53 +2354,48 @@ ECS__HOT void ecs__row_moved(ecs_world *w, ecs__record *r, ecs__table *src, ecs_
 /* Moves an entity's row from src to edge->dst (which has room), in one pass
    over src's columns: each cell goes to its dst column (if any) and src's
    last row fills the hole. The added id's column (an edge adds at most one)
-   gets value, or zeros, first: value may point into the row being vacated.
-   Neither table is hooked (else ecs__row_move_hooked). */
-ECS__HOT void ecs__row_move(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge,
-                            const void *value) {
+   is filled first, as value may point into the row being vacated: value or
+   zeros, or with hooked (either table has lifecycle hooks or events) the
+   value constructed, shared values moved and dropped ones destroyed.
+   Returns the entity's new row. */
+ECS__HOT uint32_t ecs__row_move_as(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge,
+                                   const void *value, bool hooked) {
     ecs__table *dst = edge->dst;
+    const ecs__idinfo *const ids = w->ids;
     const uint32_t srow = r->row, last = src->count - 1, drow = dst->count++, n = src->column_count;
     const ecs__column *const scols = src->columns, *const dcols = dst->columns;
     const int32_t *const to = ECS__TO(edge);   /* locals: byte stores may alias anything */
     if (edge->added >= 0) {
         const ecs__column *col = &dcols[edge->added];
         unsigned char *cell = col->data + (size_t)drow * col->size;
-        if (value) ecs__cell_copy(cell, (const unsigned char *)value, col->size);
+        if (hooked) ecs__construct(&ids[col->id], cell, 1);
+        else if (value) ecs__cell_copy(cell, (const unsigned char *)value, col->size);
         else ecs__cell_zero(cell, col->size);
     }
     for (uint32_t c = 0; c < n; c++) {
         const uint32_t size = scols[c].size;
         unsigned char *data = scols[c].data, *cell = data + (size_t)srow * size;
         const int32_t t = to[c];
-        if (t >= 0) ecs__cell_copy(dcols[t].data + (size_t)drow * size, cell, size);
-        if (srow != last) ecs__cell_copy(cell, data + (size_t)last * size, size);
-    }
-    ecs__row_moved(w, r, src, dst, srow, last, drow);
-}
-
-/* ecs__row_move with hooks, in the same one pass: a shared value is moved,
-   a dropped one destroyed before src's last row fills its hole, and the
-   added id's value constructed. Returns the entity's new row. */
-static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge) {
-    ecs__table *dst = edge->dst;
-    const ecs__idinfo *const ids = w->ids;
-    const uint32_t srow = r->row, last = src->count - 1, drow = dst->count++, n = src->column_count;
-    const ecs__column *const scols = src->columns, *const dcols = dst->columns;
-    const int32_t *const to = ECS__TO(edge);
-    for (uint32_t c = 0; c < n; c++) {
-        const ecs__idinfo *in = &ids[scols[c].id];
-        const uint32_t size = scols[c].size;
-        unsigned char *data = scols[c].data, *cell = data + (size_t)srow * size;
-        if (to[c] >= 0) ecs__relocate(in, dcols[to[c]].data + (size_t)drow * size, cell);
-        else if (in->dtor) in->dtor(cell, 1, in->ctx);   /* dropped */
-        if (srow != last) ecs__relocate(in, cell, data + (size_t)last * size);
-    }
-    if (edge->added >= 0) {
-        const ecs__column *col = &dcols[edge->added];
-        ecs__construct(&ids[col->id], col->data + (size_t)drow * col->size, 1);
+        if (hooked) {
+            const ecs__idinfo *in = &ids[scols[c].id];
+            if (t >= 0) ecs__relocate(in, dcols[t].data + (size_t)drow * size, cell);
+            else if (in->dtor) in->dtor(cell, 1, in->ctx);   /* dropped */
+            if (srow != last) ecs__relocate(in, cell, data + (size_t)last * size);
+        } else {
+            if (t >= 0) ecs__cell_copy(dcols[t].data + (size_t)drow * size, cell, size);
+            if (srow != last) ecs__cell_copy(cell, data + (size_t)last * size, size);
+        }
     }
     ecs__row_moved(w, r, src, dst, srow, last, drow);
     return drow;
+}
+ECS__HOT void ecs__row_move(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge,
+                            const void *value) {
+    (void)ecs__row_move_as(w, r, src, edge, value, false);
+}
+/* The value, if any, is the caller's to copy in after on_add. */
+static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge) {
+    return ecs__row_move_as(w, r, src, edge, NULL, true);
 }
 
 static const ecs__edge_to *ecs__edge_get(const ecs__table *t, ecs_id id, bool removing) {
