@@ -940,11 +940,13 @@ static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
 #  define ECS__HOT static inline __attribute__((always_inline))
 #  define ECS__COLD static __attribute__((cold, noinline))
 #  define ECS__NOINLINE static __attribute__((noinline))
+#  define ECS__LOOP static __attribute__((noinline, aligned(64)))
 #else
 #  define ECS__UNLIKELY(c) (c)
 #  define ECS__HOT static inline
 #  define ECS__COLD static
 #  define ECS__NOINLINE static
+#  define ECS__LOOP static
 #endif
 
 /* CPU hint inside spin loops: lets the sibling hyperthread run. */
@@ -1305,6 +1307,7 @@ typedef struct ecs__system {
     int chunk_size;
     int term_count;
     ecs_stage stage;
+    bool plain;              /* has a query, unchunked, not exclusive: the lean inline run */
 
     /* running: written by the thread that readies, runs or completes it */
     ecs_commands *bufs;      /* one per chunk (one for an unchunked system) */
@@ -4441,6 +4444,7 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     s->flags = d->flags;
     s->chunk_size = d->chunk_size;
     s->query = q;
+    s->plain = q && d->chunk_size <= 0 && !(d->flags & ECS_SYSTEM_EXCLUSIVE);
     for (int part = 0; part < 3; part++)   /* what it declared, merged: NOT terms access nothing */
         for (int at = 0; at < ECS_MAX_TERMS; at++) {
             ecs_id id = part == 0 ? (at < terms ? d->terms[at].id : 0) : part == 1 ? d->reads[at] : d->writes[at];
@@ -6010,27 +6014,34 @@ static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_
     e->system = system; e->chunk = chunk; e->start = start; e->end = end; e->frame = w->frame;
 }
 
+/* A system's iterator before its first batch: every field set (this runs
+   per system per frame), count and fields by ecs__call. */
+ECS__HOT void ecs__iter_start(ecs_world *w, const ecs__tctx *tc, const ecs__system *s, uint32_t si,
+                              uint32_t chunk, ecs_iter *it) {
+    it->world = w;
+    it->system = si + 1;
+    it->count = 0;
+    it->entities = NULL;
+    it->dt = w->dt;
+    it->ctx = s->ctx;
+    it->commands = &s->bufs[chunk == ECS__NONE ? 0 : chunk];
+    it->thread = tc->index;
+    it->chunk = chunk == ECS__NONE ? 0 : (int)chunk;
+    it->priv.terms = s->terms;
+    it->priv.term_count = s->term_count;
+    it->priv.query = NULL;
+    it->priv.table = NULL;
+    it->priv.cursor = 0;
+    it->priv.locks = 0;
+}
+
 /* Runs one task: a whole system, or chunk `chunk` of a chunked one. When
    timing, t0 is its start (0: read the clock), and it returns its end: thread
    0 running a stage inline reads the clock once per system, not twice. */
 ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk, uint64_t t0) {
     ecs__system *s = &w->systems[si];
-    ecs_iter it;   /* every field set below: this runs per system per frame */
-    it.world = w;
-    it.system = si + 1;
-    it.count = 0;
-    it.entities = NULL;
-    it.dt = w->dt;
-    it.ctx = s->ctx;
-    it.commands = &s->bufs[chunk == ECS__NONE ? 0 : chunk];
-    it.thread = tc->index;
-    it.chunk = chunk == ECS__NONE ? 0 : (int)chunk;
-    it.priv.terms = s->terms;
-    it.priv.term_count = s->term_count;
-    it.priv.query = NULL;
-    it.priv.table = NULL;
-    it.priv.cursor = 0;
-    it.priv.locks = 0;
+    ecs_iter it;
+    ecs__iter_start(w, tc, s, si, chunk, &it);
     if (w->timing && !t0) t0 = ecs__now_ns();
     tc->current = si + 1;
     if (!s->query) {
@@ -6061,10 +6072,10 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
     return t1;
 }
 
-/* A system finished (every chunk): if it recorded commands, they are due at
-   the next sync point, which skips systems with nothing to apply. */
-static void ecs__finished(ecs_world *w, ecs__system *s) {
-    for (uint32_t b = 0; b < s->chunks; b++)
+/* A system finished its `chunks` chunks: if it recorded commands, they are
+   due at the next sync point, which skips systems with nothing to apply. */
+ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
+    for (uint32_t b = 0; b < chunks; b++)
         if (s->bufs[b].count) {
             s->ran = true;
             (void)ecs__add_fetch(&w->due, 1);
@@ -6129,7 +6140,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
     tc->work[n++] = si;
     while (n) {
         uint32_t v = tc->work[--n], local = w->graph.local[v];
-        ecs__finished(w, &w->systems[v]);
+        ecs__finished(w, &w->systems[v], w->systems[v].chunks);
         if (w->systems[v].active && ecs__unpark(w, v)) { pushed = true; shared = true; }
         for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
             uint32_t u = order[sg->succ[e]];
@@ -6348,13 +6359,47 @@ static void ecs__main_wait(ecs_world *w) {
 #endif
 
 /* ---- running one stage ---- */
-static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
+/* A plain system on thread 0 in a frame that is not timed, from m, its first
+   table with rows: what ecs__prepare and ecs__run do for it, without their
+   cases for chunks, clocks and exclusive systems (a quarter of a tiny
+   system's cost). A non-exclusive system cannot change structure, so
+   its matches stay put while it runs. */
+ECS__HOT void ecs__run_plain(ecs_world *w, ecs__tctx *tc, uint32_t si, const ecs__match *m) {
+    ecs__system *s = &w->systems[si];
+    const ecs__match *end = s->query->matches + s->query->match_count;
+    s->chunks = 1;
+    s->runs++;
+    s->last_frame = w->frame + 1;
+    ecs_iter it;
+    ecs__iter_start(w, tc, s, si, ECS__NONE, &it);
+    tc->current = si + 1;
+    for (; m < end; m++)
+        if (m->table->count) ecs__call(w, tc, s, m, 0, m->table->count, &it);
+    tc->current = 0;
+#if ECS_CHECK_ACCESS
+    tc->batch_table = NULL;
+#endif
+    ecs__finished(w, s, 1);
+}
+
+/* Aligned: a tiny frame's time is this loop's, and should not depend on
+   where the rest of the program's code happens to land. */
+ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
     ecs__tctx *tc = &w->tctx[0];
     const uint32_t *run = w->graph.run + sg->first;
     uint64_t t = w->timing ? ecs__now_ns() : 0;   /* timing: the previous system's end */
+    const bool lean = !w->timing;
     for (uint32_t k = 0; k < sg->count; k++) {
         uint32_t si = run[k];
         ecs__system *s = &w->systems[si];
+        if (s->plain & lean) {
+            const ecs_query *q = s->query;   /* its matches: NULL until a table matches */
+            uint32_t i = 0;
+            while (i < q->match_count && !q->matches[i].table->count) i++;
+            if (i == q->match_count) { s->chunks = 0; continue; }   /* nothing to do */
+            if (ecs__load(&w->failed)) { s->chunks = 0; break; }   /* the frame stopped */
+            if (s->buf_count) { ecs__run_plain(w, tc, si, &q->matches[i]); continue; }
+        }   /* else its first run, which makes its buffer */
         if (!ecs__may_start(w, s)) {
             if (ecs__load(&w->failed)) break;   /* the frame stopped */
             continue;
@@ -6367,7 +6412,7 @@ static void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
         } else {
             t = ecs__run(w, tc, si, ECS__NONE, t);
         }
-        ecs__finished(w, s);
+        ecs__finished(w, s, s->chunks);
     }
 }
 

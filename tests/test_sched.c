@@ -1429,6 +1429,98 @@ TEST(sched_system_without_terms_called_once) {
     }
 }
 
+/* A plain system (a query, no chunks, not exclusive) on thread 0 in a frame
+   that is not timed takes a lean path of its own. Two worlds run the same
+   program, one timing every frame (the general path) and one timing none
+   after its first: calls, rows, values, commands, handles and stats must
+   match, with an empty table first in match order and tables that appear,
+   empty and fill again as the systems' commands move entities. */
+typedef struct plain_ctx {
+    ecs_id a, b;
+    long calls, rows;
+    uint64_t h;
+} plain_ctx;
+static void plain_fn(ecs_iter *it) {
+    plain_ctx *c = it->ctx;
+    int *v = ECS_FIELD(it, int, 0);
+    c->calls++;
+    c->rows += it->count;
+    for (int i = 0; i < it->count; i++) {
+        ecs_entity e = it->entities[i];
+        v[i] += 1 + (int)(e & 3);
+        c->h = mix64(c->h ^ e ^ (uint64_t)v[i] << 32 ^ (uint64_t)it->system);
+        if (v[i] % 5 == 0) TCHECK(it, ecs_cmd_add(it->commands, e, c->b) == ECS_OK);
+        if (v[i] % 7 == 0) TCHECK(it, ecs_cmd_remove(it->commands, e, c->b) == ECS_OK);
+        if (v[i] % 97 == 0) TCHECK(it, ecs_cmd_destroy(it->commands, e) == ECS_OK);
+        if (v[i] % 31 == 0) {
+            ecs_entity n = ecs_cmd_create(it->commands);
+            int one = 1;
+            TCHECK(it, n && ecs_cmd_set(it->commands, n, c->a, &one) == ECS_OK);
+        }
+    }
+}
+TEST(sched_plain_inline_same_as_timed) {
+    static gen_ctx quiet = {0, 0, 0};
+    long frames = test_scaled(200, 40);
+    for (int k = 0; k < 4; k++) {
+        st_reset();
+        plain_ctx ctx[2][3];
+        uint64_t runs[2][3], hash[2];
+        int timed[2][3];
+        size_t count[2];
+        for (int v = 0; v < 2; v++) {   /* one world at a time: Emscripten's pool has 8 threads */
+            ecs_world *w = sched_world(thread_counts[k], ECS_ORDER_INSERTION);
+            REQUIRE(w);
+            ecs_id a = ecs_component(w, "A", sizeof(int), 0), b = ecs_component(w, "B", 0, 0);
+            ecs_id c = ecs_component(w, "C", sizeof(int), 0), d = ecs_component(w, "D", 0, 0);
+            REQUIRE(a && b && c && d);
+            ecs_entity first = ecs_create(w);   /* {A, C}: first in match order, then empty */
+            int zero = 0;
+            REQUIRE(first && ecs_set(w, first, c, &zero) == ECS_OK && ecs_set(w, first, a, &zero) == ECS_OK);
+            CHECK_EQ_INT(ecs_destroy(w, first), ECS_OK);
+            ecs_id ids[2] = {a, d};
+            CHECK_EQ_INT(ecs_create_many(w, (size_t)test_scaled(60, 20), &a, 1, NULL), ECS_OK);
+            CHECK_EQ_INT(ecs_create_many(w, (size_t)test_scaled(30, 10), ids, 2, NULL), ECS_OK);
+            for (int i = 0; i < 3; i++) ctx[v][i] = (plain_ctx){a, b, 0, 0, 0x5eed};
+            ecs_system sys[4];
+            sys[0] = ecs_system_add(w, &(ecs_system_desc){.name = "OnA", .fn = plain_fn, .ctx = &ctx[v][0],
+                .terms = {{a, ECS_WRITE, ECS_AND}}});
+            sys[1] = ecs_system_add(w, &(ecs_system_desc){.name = "OnAB", .fn = plain_fn, .ctx = &ctx[v][1],
+                .after = {"OnA"}, .terms = {{a, ECS_WRITE, ECS_AND}, {b, ECS_READ, ECS_AND}}});
+            sys[2] = ecs_system_add(w, &(ecs_system_desc){.name = "MainOnC", .fn = plain_fn, .ctx = &ctx[v][2],
+                .flags = ECS_SYSTEM_MAIN_THREAD, .terms = {{c, ECS_WRITE, ECS_AND}}});   /* its table is empty */
+            sys[3] = ecs_system_add(w, &(ecs_system_desc){.name = "Tail", .fn = gen_fn, .ctx = &quiet,
+                .after = {"OnAB"}});
+            REQUIRE(sys[0] && sys[1] && sys[2] && sys[3]);
+            ecs_timing_interval(w, v ? 1000000 : 1);
+            for (long f = 0; f < frames; f++) CHECK_EQ_INT(ecs_progress(w, 1.0f / 60), ECS_OK);
+            for (int i = 0; i < 3; i++) {
+                ecs_system_stats ss;
+                CHECK_EQ_INT(ecs_system_stats_get(w, sys[i], &ss), ECS_OK);
+                runs[v][i] = ss.runs;
+                timed[v][i] = (int)ss.timed;
+            }
+            count[v] = ecs_count(w);
+            hash[v] = ecs_world_hash(w);
+            ecs_world_free(w);
+        }
+        for (int i = 0; i < 3; i++) {
+            CHECKF(ctx[0][i].calls == ctx[1][i].calls && ctx[0][i].rows == ctx[1][i].rows &&
+                   ctx[0][i].h == ctx[1][i].h, "%d threads, system %d: %ld calls, %ld rows timed; "
+                   "%ld calls, %ld rows not", thread_counts[k], i, ctx[0][i].calls, ctx[0][i].rows,
+                   ctx[1][i].calls, ctx[1][i].rows);
+            CHECK(runs[0][i] == runs[1][i]);
+            CHECK(timed[0][i] == (int)runs[0][i] && timed[1][i] <= 1);
+        }
+        CHECKF(ctx[1][0].calls > 2 * frames && ctx[1][0].rows > ctx[1][0].calls,   /* tables came and went */
+               "%ld calls, %ld rows in %ld frames", ctx[1][0].calls, ctx[1][0].rows, frames);
+        CHECK(ctx[1][1].calls > 0 && ctx[1][1].calls < ctx[1][1].rows);
+        CHECK_EQ_INT(ctx[1][2].calls, 0);
+        CHECK(count[0] == count[1] && hash[0] == hash[1]);
+        ST_REPORT("sched_plain_inline_same_as_timed");
+    }
+}
+
 /* A system whose query matches no row is not called and leaves no trace. */
 TEST(sched_empty_query_not_called) {
     static const int counts[2] = {1, 4};
@@ -1911,6 +2003,7 @@ void suite_sched(void) {
     RUN(sched_commands_order);
     RUN(sched_dropped_commands);
     RUN(sched_system_without_terms_called_once);
+    RUN(sched_plain_inline_same_as_timed);
     RUN(sched_empty_query_not_called);
     RUN(sched_access_checks_debug);
     RUN(sched_stats);
