@@ -266,12 +266,15 @@ static ecs_world *world_new(ids *id) {
    compiler would generate (and align) a copy per call site, and copies of one
    loop were seen to differ by 10-25% here. Nor may gcc clone a kernel for a
    caller's constant row count (it did, for the baseline's fixed 520 rows,
-   giving that side a specialised loop). Columns of different components
-   never alias, nor do the baseline arrays. */
+   giving that side a specialised loop). Each starts a 64-byte line, so the
+   size of the code before it does not move its loops: the baseline of the
+   fragmented row measured 0.55 or 0.96 ns per entity in two builds that
+   differed only in ecs.h. Columns of different components never alias, nor
+   do the baseline arrays. */
 #if defined(__clang__)
-#  define KERNEL __attribute__((noinline)) static void
+#  define KERNEL __attribute__((noinline, aligned(64))) static void
 #elif defined(__GNUC__)
-#  define KERNEL __attribute__((noinline, noclone)) static void
+#  define KERNEL __attribute__((noinline, noclone, aligned(64))) static void
 #else
 #  define KERNEL static void
 #endif
