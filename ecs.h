@@ -5893,14 +5893,20 @@ static void ecs__frame_fail(ecs_world *w, ecs_result r) {
 /* Counts what a ready system has to do this frame and gives it a command
    buffer per chunk. False when there is nothing to do: no matching rows
    (or no buffers: then the frame reports ECS_ERR_NOMEM). */
+/* The index of q's first matched table with rows; match_count if none (its
+   matches are NULL until a table matches). */
+ECS__HOT uint32_t ecs__first_rows(const ecs_query *q) {
+    uint32_t i = 0;
+    while (i < q->match_count && !q->matches[i].table->count) i++;
+    return i;
+}
 ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     uint32_t chunks = 1;
     if (s->query) {
-        const ecs__match *m = s->query->matches;   /* NULL until a table matches */
+        const ecs__match *m = s->query->matches;
         const uint32_t count = s->query->match_count;
         if (s->chunk_size <= 0) {   /* one task: any row will do */
-            chunks = 0;
-            for (uint32_t i = 0; i < count && !chunks; i++) chunks = m[i].table->count != 0;
+            chunks = ecs__first_rows(s->query) < count;
         } else {
             uint64_t n = 0;
             for (uint32_t i = 0; i < count; i++)
@@ -6393,9 +6399,8 @@ ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
         uint32_t si = run[k];
         ecs__system *s = &w->systems[si];
         if (s->plain & lean) {
-            const ecs_query *q = s->query;   /* its matches: NULL until a table matches */
-            uint32_t i = 0;
-            while (i < q->match_count && !q->matches[i].table->count) i++;
+            const ecs_query *q = s->query;
+            const uint32_t i = ecs__first_rows(q);
             if (i == q->match_count) { s->chunks = 0; continue; }   /* nothing to do */
             if (ecs__load(&w->failed)) { s->chunks = 0; break; }   /* the frame stopped */
             if (s->buf_count) { ecs__run_plain(w, tc, si, &q->matches[i]); continue; }
