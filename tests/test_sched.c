@@ -1521,6 +1521,62 @@ TEST(sched_plain_inline_same_as_timed) {
     }
 }
 
+/* ecs_field past a system's last term is NULL, on every thread, also right
+   after a system with more terms ran on that thread, in lean, timed and
+   chunked runs. Terms: 5, 1, 3, none, 2 chunked, 4 with a NOT and an
+   OPTIONAL the rows lack. */
+typedef struct fields_ctx { int terms; int present; } fields_ctx;   /* present: AND terms first */
+static void fields_fn(ecs_iter *it) {
+    const fields_ctx *c = (const fields_ctx *)it->ctx;
+    st_of(it)->sys_calls[it->system]++;
+    st_of(it)->sys_rows[it->system] += it->count;
+    for (int k = 0; k < c->present; k++) TCHECK(it, ecs_field(it, k) != NULL);
+    for (int k = c->present; k < ECS_MAX_TERMS + 2; k++) TCHECK(it, ecs_field(it, k) == NULL);
+    TCHECK(it, ecs_field(it, -1) == NULL && ecs_field(it, INT_MIN) == NULL);
+}
+TEST(sched_fields_past_terms_null) {
+    long frames = test_scaled(40, 10);
+    for (int k = 0; k < 4; k++) {
+        st_reset();
+        ecs_world *w = sched_world(thread_counts[k], ECS_ORDER_INSERTION);
+        REQUIRE(w);
+        ecs_id c[6];
+        static const char *const names[6] = {"F0", "F1", "F2", "F3", "F4", "F5"};
+        for (int i = 0; i < 6; i++) {
+            c[i] = ecs_component(w, names[i], sizeof(int), 0);
+            REQUIRE(c[i]);
+        }
+        CHECK_EQ_INT(ecs_create_many(w, 100, c, 5, NULL), ECS_OK);   /* F0..F4, never F5 */
+        static const fields_ctx ctx[6] = {{5, 5}, {1, 1}, {3, 3}, {0, 0}, {2, 2}, {4, 2}};
+        ecs_system sys[6];
+#define R(i) {c[i], ECS_READ, ECS_AND}
+        sys[0] = ecs_system_add(w, &(ecs_system_desc){.name = "Five", .fn = fields_fn, .ctx = (void *)&ctx[0],
+            .terms = {R(0), R(1), R(2), R(3), R(4)}});
+        sys[1] = ecs_system_add(w, &(ecs_system_desc){.name = "One", .fn = fields_fn, .ctx = (void *)&ctx[1],
+            .terms = {R(1)}});
+        sys[2] = ecs_system_add(w, &(ecs_system_desc){.name = "Three", .fn = fields_fn, .ctx = (void *)&ctx[2],
+            .terms = {R(2), R(3), R(4)}});
+        sys[3] = ecs_system_add(w, &(ecs_system_desc){.name = "None", .fn = fields_fn, .ctx = (void *)&ctx[3]});
+        sys[4] = ecs_system_add(w, &(ecs_system_desc){.name = "TwoChunked", .fn = fields_fn,
+            .ctx = (void *)&ctx[4], .chunk_size = 16, .terms = {R(3), R(0)}});
+        sys[5] = ecs_system_add(w, &(ecs_system_desc){.name = "NotOptional", .fn = fields_fn,
+            .ctx = (void *)&ctx[5], .terms = {R(0), R(4), {c[5], ECS_READ, ECS_NOT},
+                                              {c[5], ECS_READ, ECS_OPTIONAL}}});
+#undef R
+        for (int i = 0; i < 6; i++) REQUIRE(sys[i]);
+        ecs_timing_interval(w, 3);
+        for (long f = 0; f < frames; f++) CHECK_EQ_INT(ecs_progress(w, 1.0f / 60), ECS_OK);
+        for (int i = 0; i < 6; i++) {
+            long calls = st_calls(sys[i]), rows = 0;
+            for (int t = 0; t <= ST_THREADS; t++) rows += st_slots[t].sys_rows[sys[i]];
+            CHECKF(calls >= frames && rows == (i == 3 ? 0 : 100 * frames), "%d threads, system %d: "
+                   "%ld calls, %ld rows in %ld frames", thread_counts[k], i, calls, rows, frames);
+        }
+        ST_REPORT("sched_fields_past_terms_null");
+        ecs_world_free(w);
+    }
+}
+
 /* A system whose query matches no row is not called and leaves no trace. */
 TEST(sched_empty_query_not_called) {
     static const int counts[2] = {1, 4};
@@ -2004,6 +2060,7 @@ void suite_sched(void) {
     RUN(sched_dropped_commands);
     RUN(sched_system_without_terms_called_once);
     RUN(sched_plain_inline_same_as_timed);
+    RUN(sched_fields_past_terms_null);
     RUN(sched_empty_query_not_called);
     RUN(sched_access_checks_debug);
     RUN(sched_stats);
