@@ -961,10 +961,10 @@ static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
 #  define ECS__PAUSE() ((void)0)
 #endif
 
-/* Clears the upper halves of the AVX registers before a frame's systems run
-   (see ecs_progress). Only where it can matter: x86-64 code compiled without
-   AVX, whose SSE instructions pay for a dirty upper state; AVX builds use
-   VEX encodings, which do not. */
+/* Clears the upper halves of the AVX registers before a stage's systems run
+   on thread 0 (see ecs_progress). Only where it can matter: x86-64 code
+   compiled without AVX, whose SSE instructions pay for a dirty upper state;
+   AVX builds use VEX encodings, which do not. */
 #if defined(__x86_64__) && !defined(__AVX__) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(_MSC_VER)
 #  define ECS__VZEROUPPER 1
@@ -6617,14 +6617,6 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     w->tctx[0].id = ecs__thrd_self();
 #endif
     w->dt = dt;
-#if ECS__VZEROUPPER
-    /* Thread 0 comes from the caller's code, whose vector state may have
-       the upper halves of the AVX registers in use; while it does, SSE code
-       (a non-AVX build's systems) runs slower. Measured: 8 systems of SSE
-       matrix code on one thread, 9.25 ms a frame with the state left as
-       it was, 8.38 with it cleared, the same as on a worker thread. */
-    if (w->vzeroupper) ecs__vzeroupper();
-#endif
     uint64_t t0 = 0;
     if (w->tracing || w->measure) w->timing = true;
     else if (w->timing_interval) w->timing = w->frame % (uint64_t)w->timing_interval == 0;
@@ -6636,6 +6628,15 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
         if (!sg->count) continue;
         w->stage_run = sg;
         w->phase = ECS__SYSTEMS;
+#if ECS__VZEROUPPER
+        /* Thread 0 comes from the caller's code (or a sync point's hooks),
+           which may leave the upper halves of the AVX registers in use;
+           while they are, SSE code (a non-AVX build's systems) runs slower.
+           Measured: 8 systems of SSE matrix code on one thread, 9.25 ms a
+           frame with the state left as it was, 8.38 cleared, the same as on
+           a worker thread. */
+        if (w->vzeroupper) ecs__vzeroupper();
+#endif
 #if ECS__THREADS
         if (w->threads > 1 && (sg->est_ns >= ECS_PARALLEL_MIN_NS || w->measure)) ecs__stage_parallel(w, sg);
         else
