@@ -7030,6 +7030,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->order = d.order;
     w->check_reads = d.check_reads;
 #if ECS__VZEROUPPER
+    __builtin_cpu_init();   /* a world made by a static constructor may come first */
     w->vzeroupper = __builtin_cpu_supports("avx");
 #endif
     w->excl_table = ECS__NONE;
