@@ -32,9 +32,12 @@ $(BUILD)/tests_release: $(TESTSRC) $(TESTHDR) | $(BUILD)
 $(BUILD)/tests_gen4: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	gcc $(WARN) $(REL) -DECS_GENERATION_BITS=4 -DECS_PENDING_SERIAL_BITS=16 -o $@ $(TESTSRC) -lm
 # ThreadSanitizer needs the pthread backend (it crashes on C11 thrd_create
-# with this glibc); helgrind runs the C11 backend with annotated hand-offs.
+# with this glibc): ecs.h picks it by itself under -fsanitize=thread; the
+# explicit ECS_USE_PTHREADS is compiled too. helgrind runs the C11 backend
+# with annotated hand-offs.
 $(BUILD)/tests_tsan: $(TESTSRC) $(TESTHDR) | $(BUILD)
-	gcc $(WARN) -O1 -g -fsanitize=thread -DECS_USE_PTHREADS -o $@ $(TESTSRC) -lm -lpthread
+	gcc $(WARN) -O1 -g -fsanitize=thread -o $@ $(TESTSRC) -lm -lpthread
+	clang $(WARN) -O1 -fsanitize=thread -DECS_USE_PTHREADS -fsyntax-only $(TESTSRC)
 $(BUILD)/tests_hg: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	gcc $(WARN) -O1 -g -DECS_VALGRIND -o $@ $(TESTSRC) -lm
 $(BUILD)/tests_nothreads: $(TESTSRC) $(TESTHDR) | $(BUILD)
@@ -49,7 +52,7 @@ test-release: $(BUILD)/tests_release
 test-gen4: $(BUILD)/tests_gen4
 	@echo "== gcc -O2 -DNDEBUG, 4-bit generations, 16-bit command-buffer serials"; $< | tee -a $(BUILD)/summary
 test-tsan: $(BUILD)/tests_tsan
-	@echo "== gcc ThreadSanitizer (pthreads), scheduler tests, reduced scale"; TSAN_OPTIONS=halt_on_error=1 $< -f sched_ --scale 30 | tee -a $(BUILD)/summary
+	@echo "== gcc ThreadSanitizer (pthreads, chosen by ecs.h), scheduler tests, reduced scale"; TSAN_OPTIONS=halt_on_error=1 $< -f sched_ --scale 30 | tee -a $(BUILD)/summary
 test-helgrind: $(BUILD)/tests_hg
 	@echo "== valgrind helgrind (C11 threads), scheduler tests, reduced scale"
 	valgrind --tool=helgrind -q --error-exitcode=3 $< -f sched_ --scale 20 | tee -a $(BUILD)/summary
@@ -70,7 +73,7 @@ test-cxx: | $(BUILD)
 	gcc -std=c11 $(SAN) -c tests/cxx/impl.c -o $(BUILD)/cxx_impl.o
 	g++ -std=c++11 -Wall -Wextra -Wpedantic -Werror $(SAN) tests/cxx/hooks.cpp $(BUILD)/cxx_impl.o -o $(BUILD)/cxx_hooks -lm
 	clang++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -fsyntax-only tests/cxx/hooks.cpp
-	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/cxx_hooks | tee -a $(BUILD)/summary
+	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 $(BUILD)/cxx_hooks | tee -a $(BUILD)/summary
 test-readme: README.md ecs.h | $(BUILD)
 	@echo "== README example"
 	awk '/^```c/{f=1;next} /^```/{if(f){exit}} f' README.md > $(BUILD)/readme.c
@@ -80,8 +83,15 @@ test-readme: README.md ecs.h | $(BUILD)
 	sed -n '/QUICK START/,/^   ERRORS/p' ecs.h | sed '1d;$$d;s/^       //' > $(BUILD)/docblock.c
 	gcc $(WARN) -I. -o $(BUILD)/docblock $(BUILD)/docblock.c && $(BUILD)/docblock > /dev/null
 
+# The binaries are built first, as many at a time as there are cores (the
+# compiles are most of the time); then the tests run one configuration at a
+# time, so the threaded ones have the cores to themselves.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+TESTBINS  = $(BUILD)/tests_asan $(BUILD)/tests_release $(BUILD)/tests_gen4 $(BUILD)/tests_tsan \
+            $(BUILD)/tests_hg $(BUILD)/tests_nothreads $(FUZZBINS) $(PORTBINS)   # (the .mk files below)
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TESTBINS) examples
 	@$(MAKE) --no-print-directory test-cxx test-readme test-examples test-asan test-release test-gen4 \
 		test-nothreads test-fuzz-corpus test-tsan test-helgrind test-ports
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary

@@ -35,8 +35,9 @@
        ECS_REALLOC(p, n)     the default allocator when the world desc gives
        ECS_FREE(p)           none; default realloc/free
        ECS_USE_PTHREADS      pthreads instead of C11 <threads.h> (automatic
-                             where <threads.h> is missing, and in C++), or
-                             instead of Win32 threads on Windows
+                             where <threads.h> is missing, in C++, and under
+                             ThreadSanitizer), or instead of Win32 threads
+                             on Windows
        ECS_NO_THREADS        single-threaded library, same API; threads > 1
                              then runs on the calling thread (automatic for
                              tcc and for Emscripten without -pthread)
@@ -44,11 +45,11 @@
        ECS_USE_STDATOMIC     C11 <stdatomic.h> instead of GCC/Clang builtins
                              (automatic for other C compilers)
        ECS_VALGRIND          annotate atomic hand-offs for helgrind
-    ECS_CHECK_ACCESS      1/0: the debug access checks on/off (default: on
-                          unless NDEBUG); see ecs_progress
-    ECS_PENDING_SERIAL_BITS  bits of a command buffer's serial in pending
-                          handles, 4..39 (default 39); serials are never
-                          reused: when they run out, ecs_cmd_create fails
+       ECS_CHECK_ACCESS      1/0: the debug access checks on/off (default: on
+                             unless NDEBUG); see ecs_progress
+       ECS_PENDING_SERIAL_BITS  bits of a command buffer's serial in pending
+                             handles, 4..39 (default 39); serials are never
+                             reused: when they run out, ecs_cmd_create fails
        ECS_SPIN_NS           idle worker spin before sleeping (default 50000)
        ECS_PARALLEL_MIN_NS   stages with less measured work run on the calling
                              thread (default 50000)
@@ -244,7 +245,10 @@ ECS_API ecs_id ecs_component(ecs_world *w, const char *name, size_t size, size_t
    it, on_remove before the value goes away; value is NULL for a tag. Hooks
    run on the thread that applies the change (the caller, or thread 0 at a
    sync point), in the deterministic command order; structural calls made in
-   a hook are deferred and applied right after the change that ran it.
+   a hook are deferred and applied right after the change that ran it. The
+   one exception: a command buffer's copy of a value (see ecs_cmd_set) is
+   made with ctor and copy on the thread that records it, so those two may
+   run in several systems at once (keep them free of shared state).
    Inside an ordinary system, ecs_set of a component with on_set returns
    ECS_ERR_BUSY (use it->commands: the hook then runs at the sync point). */
 typedef void (*ecs_ctor_fn)(void *ptr, int count, void *ctx);
@@ -392,12 +396,16 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in);
 /* A 64-bit hash of the world's state: the slot counters, then per non-empty
    table in iteration order its handles and, by component name, component
    bytes (through serialize where a component has it: what an owned string
-   says, not where it lives); then parents and resources (by name). Names,
-   not ids, so two builds
-   that register components in another order hash alike; the bytes are this
-   platform's. It hashes bytes, so padding inside a component
-   struct must be deterministic: zero it (memset, or designated initialisers
-   of the whole struct) or avoid it with explicit fields. */
+   says, not where it lives); then parents and resources (by name, through
+   serialize too). Names, not ids, so two builds that register components
+   in another order hash alike; the bytes are this platform's. It hashes
+   bytes, so padding inside a component struct must be deterministic: zero
+   it (memset, or designated initialisers of the whole struct) or avoid it
+   with explicit fields. Never 0 for a world: 0 means refused, with
+   ecs_last_error saying why: a component with live values, or a resource,
+   that has lifecycle hooks (ctor/dtor/copy/move) but no serialize (its
+   bytes would be pointers: identical worlds would never agree), or a call
+   while systems run (ECS_ERR_BUSY; an EXCLUSIVE system may call it). */
 ECS_API uint64_t      ecs_world_hash(ecs_world *w);
 
 /* ---- >>api: queries and iteration ---------------------------------------- */
@@ -469,7 +477,14 @@ ECS_API void       ecs_query_free(ecs_query *q);
    (ecs_commands_dropped), never an error that stops the rest. Recording
    returns ECS_ERR_ARG for an unknown id, a NULL value for a component, or a
    pending handle of another buffer, ECS_ERR_STALE for entity 0, ECS_ERR_NOMEM
-   if the buffer cannot grow. A live target is only checked when applied. */
+   if the buffer cannot grow, ECS_ERR_BUSY from a hook of the buffer's own
+   apply. A live target is only checked when applied.
+   Values are copied when recorded, so the caller's may die right after the
+   call: a component with lifecycle hooks is held as a constructed copy (ctor
+   + copy on the recording thread, moved when the buffer grows), copied into
+   the entity when the command applies and then destroyed; a buffer freed or
+   dropped unapplied, or a dropped command, destroys what it holds. Plain
+   components are held as bytes. */
 /* 0 on failure. Each applied buffer takes a new serial, and serials are
    never reused, so a stale pending handle never names a newer entity; a
    world has 2^ECS_PENDING_SERIAL_BITS of them (2.9 years of 100 buffers
@@ -541,6 +556,14 @@ ECS_API ecs_system ecs_system_lookup(const ecs_world *w, const char *name);
 ECS_API const char *ecs_system_name(const ecs_world *w, ecs_system s);   /* NULL if unknown */
 ECS_API uint32_t   ecs_system_count(const ecs_world *w);
 ECS_API ecs_stage  ecs_system_stage(const ecs_world *w, ecs_system s);   /* 0 if unknown */
+ECS_API uint32_t   ecs_system_flags(const ecs_world *w, ecs_system s);       /* 0 if unknown */
+ECS_API int        ecs_system_chunk_size(const ecs_world *w, ecs_system s);  /* 0: not chunked */
+/* Its chunks, to size per-chunk arrays: inside the system, this frame's run
+   (the same in every chunk); between frames, its latest run; 1 for an
+   unchunked system that ran; 0 if it has not run or is unknown. While
+   systems run, only a system's own count may be asked (another's: 0 and
+   ECS_ERR_BUSY, as other threads may be setting it). */
+ECS_API int        ecs_system_chunks(const ecs_world *w, ecs_system s);
 /* A new stage, run after all earlier ones; 0 on failure. Stage 0 ("default")
    always exists. */
 ECS_API ecs_stage  ecs_stage_add(ecs_world *w, const char *name);
@@ -568,7 +591,9 @@ typedef enum ecs_problem_kind {
     ECS_NOTE_READ_BEFORE_WRITE   /* only in ecs_report.notes: a runs before b only through
                                     inferred order (no declared path a -> b), b writes id,
                                     which a reads, and a writes nothing b accesses: a sees
-                                    last frame's value. The message says how to flip it. */
+                                    last frame's value. The message says how to flip it.
+                                    Never about an EXCLUSIVE system (it accesses
+                                    everything, so that rule excludes it). */
 } ecs_problem_kind;
 
 typedef struct ecs_problem {
@@ -667,9 +692,11 @@ typedef struct ecs_frame_stats {
                               or ECS_ERR_BUSY ran none) */
     uint64_t timed_frame;  /* the frame the numbers below come from */
     double wall_us;        /* that frame, start to end */
-    double work_us;        /* the sum of every system's work in it */
+    double work_us;        /* the sum of every system's work in it (systems only) */
+    double sync_us;        /* wall time in its sync points (applying commands, their hooks) */
+    double sync_work_us;   /* thread time in its sync points, summed over threads */
     double critical_path_us; /* the longest dependency chain by average durations */
-    double parallelism;    /* work / wall */
+    double parallelism;    /* (work_us + sync_work_us) / wall_us: about 1.0 on one thread */
     int threads;
 } ecs_frame_stats;
 ECS_API ecs_result ecs_system_stats_get(const ecs_world *w, ecs_system s, ecs_system_stats *out);
@@ -678,14 +705,19 @@ ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out)
 /* Replays the scheduler's policy in a discrete-event simulation: the graph
    on `threads` threads, with durations[s - 1] for system s (any unit; NULL =
    the measured averages in microseconds, 1 for systems never timed). A
-   chunked system is modelled as `threads` equal pieces. ECS_ERR_INVALID_GRAPH
-   if the graph has problems. */
+   chunked system is modelled as `threads` equal pieces. With measured
+   durations it is the frame ecs_progress runs: each stage's measured
+   sync-point time is added to it (serial: thread 0 applies commands), and a
+   stage whose measured work is below ECS_PARALLEL_MIN_NS runs on one thread.
+   ECS_ERR_INVALID_GRAPH if the graph has problems. */
 typedef struct ecs_sim_result {
     double makespan;       /* with ecs.h's policy: critical path first */
     double fifo_makespan;  /* with first-come-first-served, for comparison */
     double lower_bound;    /* per stage max(critical path, work / threads), summed */
     double critical_path;  /* summed over stages */
     double total_work;
+    double sync;           /* the measured sync-point time included in each of the above
+                              (0 when durations are given) */
 } ecs_sim_result;
 ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double *durations,
                                          ecs_sim_result *out);
@@ -764,7 +796,15 @@ template <typename T> static inline ecs_id ecs__component_cxx(ecs_world *w, cons
    atomics such as tcc, and for Emscripten without -pthread) the world runs
    every system on the calling thread. Atomics: GCC/Clang __atomic builtins
    (C and C++), MSVC's _Interlocked intrinsics (or ECS_USE_INTERLOCKED),
-   else C11 <stdatomic.h>. */
+   else C11 <stdatomic.h>. ThreadSanitizer builds take pthreads by
+   themselves: its runtime does not know C11 thrd_create. */
+#if defined(__SANITIZE_THREAD__)
+#  define ECS__TSAN 1
+#elif defined(__has_feature)
+#  if __has_feature(thread_sanitizer)
+#    define ECS__TSAN 1
+#  endif
+#endif
 #if !defined(ECS_NO_THREADS)
 #  define ECS__THREADS 1
 #  if defined(_WIN32) && !defined(ECS_USE_PTHREADS)
@@ -819,7 +859,7 @@ static bool ecs__cnd_init(ecs__cnd *c) { InitializeConditionVariable(ECS__CV(c))
 static void ecs__cnd_destroy(ecs__cnd *c) { (void)c; }
 static void ecs__cnd_wait(ecs__cnd *c, ecs__mtx *m) { SleepConditionVariableSRW(ECS__CV(c), ECS__SRW(m), 0xFFFFFFFFul, 0); }
 static void ecs__cnd_broadcast(ecs__cnd *c) { WakeAllConditionVariable(ECS__CV(c)); }
-#  elif defined(ECS_USE_PTHREADS) || defined(__STDC_NO_THREADS__) || defined(__APPLE__) || \
+#  elif defined(ECS_USE_PTHREADS) || defined(ECS__TSAN) || defined(__STDC_NO_THREADS__) || defined(__APPLE__) || \
         defined(__EMSCRIPTEN__) || defined(__cplusplus) || \
         (defined(__has_include) && !__has_include(<threads.h>))
 #    include <pthread.h>
@@ -1306,6 +1346,9 @@ struct ecs_commands {
     ecs_entity *created;     /* per pending index: the live handle, once applied */
     uint32_t created_count, created_cap;
     uint32_t applied;        /* commands done; apply resumes here after a failure */
+    bool owning;             /* holds values of a component with lifecycle hooks: the set
+                                commands from applied on own constructed copies */
+    bool applying;           /* being applied: its hooks may not record into it */
     uint64_t serial;         /* stamped into pending handles; renewed when cleared;
                                 0 once the world's serials are used up */
     uint32_t slot;           /* in world->buffers, or ECS__NONE for the defer buffer */
@@ -1336,6 +1379,7 @@ typedef struct ecs__system {
     uint64_t runs, timed, last_frame;   /* last_frame: the frame it last ran + 1 */
     double last_ns, avg_ns;
     uint32_t last_chunks;
+    uint32_t ran_chunks;     /* a chunked system's chunks in its latest run (ecs_system_chunks) */
     ecs_term terms[ECS_MAX_TERMS];   /* ECS_FIELD's size check reads these */
 
     /* cold: the declaration */
@@ -1347,7 +1391,8 @@ typedef struct ecs__system {
     int access_count;
     ecs_id reads[ECS_MAX_TERMS], writes[ECS_MAX_TERMS];
     const char *deps[3][ECS_MAX_DEPS];   /* after, before, independent_of */
-    bool disjoint;           /* validation let another system skip it through disjoint queries */
+    uint32_t disjoint;       /* validation let other systems skip it through disjoint queries:
+                                the first of them in run order + 1, for its refusals (0: none) */
 } ecs__system;
 
 enum { ECS__EDGE_DECLARED, ECS__EDGE_INFERRED, ECS__EDGE_INDEPENDENT };
@@ -1366,6 +1411,9 @@ typedef struct ecs__stage_graph {
     uint32_t *preds;         /* in-degree in it */
     uint32_t *topo;          /* a topological order of it */
     double est_ns;           /* its systems' measured work per frame (ecs__ranks_update) */
+    double sync_ns;          /* its sync points' time per frame, averaged over timed frames */
+    uint64_t sync_now;       /* ...in this timed frame so far */
+    uint64_t sync_timed;     /* timed frames averaged into sync_ns */
     uint32_t *excl_at, *excl;/* conflicting independent_of partners, both ways (NULL: none):
                                 never run at the same time */
     bool cyclic;
@@ -1524,6 +1572,7 @@ struct ecs_world {
     uint64_t frame;
     int timing_interval;     /* 0: automatic (every 8th frame, ECS_TIMING_MS apart) */
     uint64_t timed_at;       /* the latest timed frame's start */
+    uint64_t sync_ns;        /* this timed frame's sync points: wall time (thread 0 applies) */
     bool timing, tracing;
     uint64_t trace_origin;
     ecs_frame_stats frame_stats;
@@ -1696,10 +1745,11 @@ static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool w
     }
     if (s->disjoint && !(s->access_list[i] & (write ? 2 : 3)) && e &&
         !ecs__system_matches(s, w->tables[w->records[ecs__index(e)].table])) {
-        ecs__refuse(w, "%s: system \"%s\" declares \"%s\" only through its query terms, and runs beside a "
-                    "system whose query is disjoint from its own, so it may touch \"%s\" only on entities "
+        ecs__refuse(w, "%s: system \"%s\" declares \"%s\" only through its query terms, and runs beside "
+                    "\"%s\", whose query is disjoint from its own, so it may touch \"%s\" only on entities "
                     "its query matches; add \"%s\" to its %s", fn, s->name, w->ids[id].name,
-                    w->ids[id].name, w->ids[id].name, write ? "writes" : "reads");
+                    w->systems[s->disjoint - 1].name, w->ids[id].name, w->ids[id].name,
+                    write ? "writes" : "reads");
         return false;
     }
     if (s->chunk_size > 0 && s->access_write[i]) {
@@ -1751,9 +1801,10 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
                 while (g < q->term_count && !(q->terms[g].id == st->id && q->terms[g].oper == st->oper)) g++;
                 if (g < q->term_count) continue;
                 ecs__refuse(w, "ecs_query_iter: system \"%s\" declares \"%s\" only through its query terms, "
-                            "and runs beside a system whose query is disjoint from its own, so a nested query "
+                            "and runs beside \"%s\", whose query is disjoint from its own, so a nested query "
                             "over \"%s\" needs the term %s%s of its query (or \"%s\" in its %s)", s->name,
-                            w->ids[t->id].name, w->ids[t->id].name, st->oper == ECS_NOT ? "NOT " : "",
+                            w->ids[t->id].name, w->systems[s->disjoint - 1].name, w->ids[t->id].name,
+                            st->oper == ECS_NOT ? "NOT " : "",
                             w->ids[st->id].name, w->ids[t->id].name, write ? "writes" : "reads");
                 return false;
             }
@@ -2923,7 +2974,21 @@ static ecs_commands *ecs__commands_new(ecs_world *w) {
     c->slot = ECS__NONE;
     return c;
 }
+/* Whether command k holds a constructed value (a set of a component with
+   lifecycle hooks, not applied yet). */
+static bool ecs__cmd_owns(const ecs_world *w, const ecs_commands *c, uint32_t k) {
+    return c->owning && k >= c->applied && c->cmds[k].op == ECS__CMD_SET && w->ids[c->cmds[k].id].lifecycle;
+}
+/* Destroys the values held by commands [from, count) (they will not apply). */
+static void ecs__commands_drop(ecs_world *w, ecs_commands *c, uint32_t from) {
+    for (uint32_t k = from; c->owning && k < c->count; k++) {
+        if (!ecs__cmd_owns(w, c, k)) continue;
+        const ecs__idinfo *in = &w->ids[c->cmds[k].id];
+        if (in->dtor) in->dtor(c->data + c->cmds[k].value, 1, in->ctx);
+    }
+}
 static void ecs__commands_fini(ecs_world *w, ecs_commands *c) {
+    ecs__commands_drop(w, c, c->applied);
     ecs__free(w, c->cmds);
     ecs__free(w, c->data_raw);
     ecs__free(w, c->created);
@@ -2934,6 +2999,7 @@ static void ecs__commands_free(ecs_world *w, ecs_commands *c) {
 }
 static void ecs__commands_clear(ecs_commands *c) {
     c->count = c->data_size = c->created_count = c->applied = 0;
+    c->owning = false;
     c->serial = ecs__serial_next(c->world);
 }
 
@@ -2946,6 +3012,25 @@ ECS__COLD ecs_result ecs__cmd_oom(ecs_world *w, const char *fn) {
     return ECS__OOM(w, fn);
 }
 
+/* Grows a buffer's values to cap bytes. Held values of a component with a
+   move hook are relocated with it (a value may point into itself), the rest
+   as bytes; on failure nothing changes. */
+static bool ecs__cmd_data_grow(ecs_world *w, ecs_commands *c, size_t cap) {
+    if (!c->owning) return ecs__column_grow(w, &c->data_raw, &c->data, c->data_size, 1, cap);
+    unsigned char *p = (unsigned char *)ecs__alloc(w, cap + 64);
+    if (!p) return false;
+    unsigned char *data = (unsigned char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
+    memcpy(data, c->data, c->data_size);
+    for (uint32_t k = c->applied; k < c->count; k++) {
+        const ecs__idinfo *in = &w->ids[c->cmds[k].id];
+        if (ecs__cmd_owns(w, c, k) && in->move) in->move(data + c->cmds[k].value, c->data + c->cmds[k].value, 1, in->ctx);
+    }
+    ecs__free(w, c->data_raw);
+    c->data_raw = p;
+    c->data = data;
+    return true;
+}
+
 /* Room for a value of size bytes aligned to align (hooks read it as its
    type): its offset in c->data, or ECS__NONE when memory runs out. */
 static uint32_t ecs__cmd_value(ecs_world *w, ecs_commands *c, uint32_t size, uint32_t align) {
@@ -2953,11 +3038,28 @@ static uint32_t ecs__cmd_value(ecs_world *w, ecs_commands *c, uint32_t size, uin
     if ((size_t)at + size > c->data_cap) {
         size_t cap = c->data_cap ? (size_t)c->data_cap * 2 : 256;
         while (cap < (size_t)at + size) cap *= 2;
-        if (!ecs__column_grow(w, &c->data_raw, &c->data, c->data_size, 1, cap)) return ECS__NONE;
+        if (!ecs__cmd_data_grow(w, c, cap)) return ECS__NONE;
         c->data_cap = (uint32_t)(cap < UINT32_MAX ? cap : UINT32_MAX);
     }
     c->data_size = at + size;
     return at;
+}
+
+/* A buffer being applied is not recorded into, applied again or freed
+   from one of its hooks: that would move or free values under the apply. */
+ECS__COLD ecs_result ecs__busy_applying(ecs_world *w, const char *fn) {
+    return ecs__fail(w, ECS_ERR_BUSY, "%s: this command buffer is being applied, and the call comes from "
+                     "a hook of one of its commands; record into another buffer, or make the change with "
+                     "the immediate call (a hook's structural calls are deferred to right after its change)", fn);
+}
+
+/* A set command's value of a component with lifecycle hooks: a
+   constructed copy (ctor, then copy), so the caller's value may die right
+   after the call. (Plain values are copied as bytes.) */
+ECS__NOINLINE void ecs__cmd_hold(ecs_commands *c, const ecs__idinfo *in, unsigned char *cell, const void *value) {
+    ecs__construct(in, cell, 1);
+    ecs__assign(in, cell, value);
+    c->owning = true;
 }
 
 /* Appends one command. A pending target must come from this buffer; a live
@@ -2971,6 +3073,7 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
     if ((e & ECS__PENDING) && !ecs__is_pending_of(c, e))
         return ecs__fail(w, ECS_ERR_ARG, "%s: pending entity %llx was made by another command "
                          "buffer or an earlier apply", fn, (unsigned long long)e);
+    if (c->applying) return ecs__busy_applying(w, fn);
     if (op != ECS__CMD_DESTROY && (r = ecs__check_component(w, fn, id))) return r;
     uint32_t size = op == ECS__CMD_SET ? w->ids[id].size : 0;
     if (op == ECS__CMD_SET && size && !value)
@@ -2987,13 +3090,18 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
         return ecs__cmd_oom(w, fn);
     ecs__cmd *cmd = &c->cmds[c->count++];
     cmd->op = op; cmd->id = id; cmd->e = e; cmd->value = at;
-    if (size) memcpy(c->data + at, value, size);
+    if (size) {
+        const ecs__idinfo *in = &w->ids[id];
+        if (ECS__UNLIKELY(in->lifecycle)) ecs__cmd_hold(c, in, c->data + at, value);
+        else memcpy(c->data + at, value, size);
+    }
     return ECS_OK;
 }
 
 ECS_API ecs_entity ecs_cmd_create(ecs_commands *c) {
     if (!c) return 0;
     ecs_world *w = c->world;
+    if (c->applying) { ecs__busy_applying(w, "ecs_cmd_create"); return 0; }
     if (!c->serial) {
         if (w->phase != ECS__IDLE) ecs__frame_fail(w, ECS_ERR_NOMEM);
         ecs__fail(w, ECS_ERR_NOMEM, "ecs_cmd_create: this world has used up its 2^%d command-buffer "
@@ -3039,6 +3147,7 @@ ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_ent
         if ((both[k] & ECS__PENDING) && !ecs__is_pending_of(c, both[k]))
             return ecs__fail(w, ECS_ERR_ARG, "%s: pending entity %llx was made by another command buffer "
                              "or an earlier apply", fn, (unsigned long long)both[k]);
+    if (c->applying) return ecs__busy_applying(w, fn);
     if ((size_t)c->data_size + sizeof parent + 64 > ECS__CMD_DATA_MAX)
         return ecs__fail(w, ECS_ERR_ARG, "%s: a command buffer holds at most 2 GiB of values; apply it first", fn);
     uint32_t at = 0;
@@ -3051,63 +3160,72 @@ ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_ent
     return ECS_OK;
 }
 
-/* Applies from where the last call stopped. A dead target drops its command;
-   NOMEM or BUSY stops here with the rest kept for the next call. */
-static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
+/* One command (its target and values resolved against c's creates). A
+   dead target drops it. */
+static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *cmd) {
     static const char fn[] = "ecs_commands_apply";
+    ecs_entity e = cmd->e;
+    if (cmd->op == ECS__CMD_CREATE && !(e & ECS__PENDING)) return ecs__place(w, fn, ecs__index(e));   /* reserved in defer mode */
+    if (cmd->op == ECS__CMD_CREATE) {
+        ecs_entity made = ecs__create(w, fn);
+        if (!made) return ecs__locked(w, w->tables[0]) ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
+        c->created[ecs__pending_index(e)] = made;
+        return ECS_OK;
+    }
+    if (e & ECS__PENDING) e = c->created[ecs__pending_index(e)];
+    if (!ecs__alive(w, e)) { w->dropped++; return ECS_OK; }
+    switch (cmd->op) {
+    case ECS__CMD_PARENT: {
+        ecs_entity parent;
+        memcpy(&parent, c->data + cmd->value, sizeof parent);
+        if (parent & ECS__PENDING) parent = c->created[ecs__pending_index(parent)];
+        if (parent && !ecs__alive(w, parent)) { w->dropped++; return ECS_OK; }   /* a dead parent */
+        ecs_result r = ecs__set_parent(w, fn, e, parent);
+        if (r == ECS_ERR_ARG) { w->dropped++; r = ECS_OK; }   /* a loop */
+        return r;
+    }
+    case ECS__CMD_DESTROY: return ecs__destroy(w, fn, e);
+    case ECS__CMD_ADD:     return ecs__add(w, fn, e, cmd->id, NULL);
+    case ECS__CMD_REMOVE:  return ecs__remove(w, fn, e, cmd->id);
+    default: {
+        unsigned char *value = c->data + cmd->value;
+        const ecs__idinfo *in = &w->ids[cmd->id];
+        for (int k = 0; k < in->entity_field_count; k++) {   /* pending -> live */
+            ecs_entity ref;
+            memcpy(&ref, value + in->entity_fields[k], sizeof ref);
+            if (!ecs__is_pending_of(c, ref)) continue;
+            ref = c->created[ecs__pending_index(ref)];
+            memcpy(value + in->entity_fields[k], &ref, sizeof ref);
+        }
+        return ecs__add(w, fn, e, cmd->id, value);
+    }
+    }
+}
+
+/* Applies from where the last call stopped. NOMEM or BUSY stops there with
+   the rest kept for the next call. A held value is destroyed once its
+   command is done (applied, or dropped). */
+static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
+    ecs_result r = ECS_OK;
+    const bool owning = c->owning;   /* nothing records into c while it applies */
+    c->applying = true;
     for (; c->applied < c->count; c->applied++) {
         const ecs__cmd *cmd = &c->cmds[c->applied];
-        ecs_entity e = cmd->e;
-        ecs_result r = ECS_OK;
-        if (cmd->op == ECS__CMD_CREATE && !(e & ECS__PENDING)) {   /* reserved in defer mode */
-            if ((r = ecs__place(w, fn, ecs__index(e)))) return r;
-            continue;
-        }
-        if (cmd->op == ECS__CMD_CREATE) {
-            ecs_entity made = ecs__create(w, fn);
-            if (!made) return ecs__locked(w, w->tables[0]) ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
-            c->created[ecs__pending_index(e)] = made;
-            continue;
-        }
-        if (e & ECS__PENDING) e = c->created[ecs__pending_index(e)];
-        if (!ecs__alive(w, e)) { w->dropped++; continue; }
-        switch (cmd->op) {
-        case ECS__CMD_PARENT: {
-            ecs_entity parent;
-            memcpy(&parent, c->data + cmd->value, sizeof parent);
-            if (parent & ECS__PENDING) parent = c->created[ecs__pending_index(parent)];
-            if (parent && !ecs__alive(w, parent)) { w->dropped++; break; }   /* a dead parent */
-            r = ecs__set_parent(w, fn, e, parent);
-            if (r == ECS_ERR_ARG) { w->dropped++; r = ECS_OK; }   /* a loop */
-            break;
-        }
-        case ECS__CMD_DESTROY: r = ecs__destroy(w, fn, e); break;
-        case ECS__CMD_ADD:     r = ecs__add(w, fn, e, cmd->id, NULL); break;
-        case ECS__CMD_REMOVE:  r = ecs__remove(w, fn, e, cmd->id); break;
-        default: {
-            unsigned char *value = c->data + cmd->value;
+        if ((r = ecs__cmd_apply(w, c, cmd))) break;
+        if (owning && ecs__cmd_owns(w, c, c->applied)) {
             const ecs__idinfo *in = &w->ids[cmd->id];
-            for (int k = 0; k < in->entity_field_count; k++) {   /* pending -> live */
-                ecs_entity ref;
-                memcpy(&ref, value + in->entity_fields[k], sizeof ref);
-                if (!ecs__is_pending_of(c, ref)) continue;
-                ref = c->created[ecs__pending_index(ref)];
-                memcpy(value + in->entity_fields[k], &ref, sizeof ref);
-            }
-            r = ecs__add(w, fn, e, cmd->id, value);
-            break;
+            if (in->dtor) in->dtor(c->data + cmd->value, 1, in->ctx);
         }
-        }
-        if (r) return r;
         if (w->hook_buf && w->hook_buf->count && !w->flushing) {   /* right after the change */
             c->applied++;
             r = ecs__hooks_flush(w);
             c->applied--;
-            if (r) { c->applied++; return r; }
+            if (r) { c->applied++; break; }
         }
     }
-    ecs__commands_clear(c);
-    return ECS_OK;
+    c->applying = false;
+    if (!r) ecs__commands_clear(c);
+    return r;
 }
 
 /* Applies what hooks recorded, right after the change that ran them (the
@@ -3146,6 +3264,7 @@ ECS_API ecs_commands *ecs_commands_new(ecs_world *w) {
 ECS_API void ecs_commands_free(ecs_commands *c) {
     if (!c || c->slot == ECS__NONE) return;   /* the world's own buffers */
     if (ecs__check_running(c->world, "ecs_commands_free")) return;
+    if (c->applying) { ecs__busy_applying(c->world, "ecs_commands_free"); return; }
     ecs_world *w = c->world;
     ecs_commands *last = w->buffers[--w->buffer_count];
     w->buffers[c->slot] = last;
@@ -3158,6 +3277,7 @@ ECS_API ecs_result ecs_commands_apply(ecs_world *w, ecs_commands *c) {
         return ecs__fail(w, ECS_ERR_ARG, "ecs_commands_apply: the buffer is NULL or of another world");
     if (w->defer_depth)
         return ecs__fail(w, ECS_ERR_BUSY, "ecs_commands_apply: not allowed in defer mode");
+    if (c->applying) return ecs__busy_applying(w, "ecs_commands_apply");
     if (ecs__check_running(w, "ecs_commands_apply")) return ECS_ERR_BUSY;
     return ecs__commands_apply(w, c);
 }
@@ -3254,6 +3374,7 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
                 }
                 w->free_head = head;
                 w->record_count = slots;
+                ecs__commands_drop(w, c, count);
                 c->count = count;
                 return ECS__OOM(w, fn);
             }
@@ -3571,10 +3692,50 @@ static int32_t ecs__next_by_name(const ecs_world *w, const ecs_id *ids, uint32_t
     return best;
 }
 
+/* A value's hash input: its bytes, or what serialize says it means (not
+   where it keeps it). buf/cap: a scratch that grows in the world's
+   allocator; if it cannot, the value's length still counts. */
+typedef struct ecs__hash_buf { unsigned char small[256], *p; size_t cap; } ecs__hash_buf;
+static void ecs__hash_value(ecs_world *w, ecs__hasher *h, const ecs__idinfo *in, const void *v, ecs__hash_buf *b) {
+    if (!in->serialize) { ecs__hash_feed(h, v, in->size); return; }
+    size_t n = in->serialize(v, b->p, b->cap, in->ctx);
+    if (n > b->cap) {
+        unsigned char *bigger = (unsigned char *)ecs__alloc(w, n);
+        if (bigger) {
+            if (b->p != b->small) ecs__free(w, b->p);
+            b->p = bigger;
+            b->cap = n;
+            n = in->serialize(v, b->p, b->cap, in->ctx);
+        } else {
+            ECS__OOM(w, "ecs_world_hash");
+        }
+    }
+    ecs__hash_feed(h, &n, sizeof n);
+    if (n <= b->cap) ecs__hash_feed(h, b->p, n);
+}
+/* A value with lifecycle hooks and no serialize: its bytes may be pointers,
+   which differ between worlds that hold the same state. */
+ECS__COLD uint64_t ecs__hash_refused(ecs_world *w, const ecs__idinfo *in) {
+    ecs__fail(w, ECS_ERR_ARG, "ecs_world_hash: %s \"%s\" has lifecycle hooks (ctor/dtor/copy/move) and no "
+              "serialize hook, so its bytes may be pointers that differ between worlds in the same state; "
+              "give it serialize and deserialize (what the value means, as bytes)",
+              in->resource ? "resource" : "component", in->name);
+    return 0;
+}
+
 ECS_API uint64_t ecs_world_hash(ecs_world *w) {
     if (!w) return 0;
-    unsigned char small[256], *buf = small;
-    size_t cap = sizeof small;
+    if (ecs__check_running(w, "ecs_world_hash")) return 0;
+    for (uint32_t i = 1; i <= w->id_count; i++) {   /* refused before any work */
+        const ecs__idinfo *in = &w->ids[i];
+        if (!in->lifecycle || in->serialize) continue;
+        if (in->resource) return ecs__hash_refused(w, in);
+        for (uint32_t t = 0; t < w->table_count; t++)
+            if (w->tables[t]->count && ecs__table_find_id(w->tables[t], i) >= 0) return ecs__hash_refused(w, in);
+    }
+    ecs__hash_buf buf;
+    buf.p = buf.small;
+    buf.cap = sizeof buf.small;
     ecs__hasher h;
     ecs__hash_init(&h);
     uint32_t head[4] = {w->record_count, w->free_head, w->free_count, w->alive};
@@ -3591,26 +3752,10 @@ ECS_API uint64_t ecs_world_hash(ecs_world *w) {
             if (t->column_of[k] < 0) continue;
             const ecs__column *col = &t->columns[t->column_of[k]];
             if (!in->serialize) { ecs__hash_feed(&h, col->data, (size_t)t->count * col->size); continue; }
-            for (uint32_t row = 0; row < t->count; row++) {   /* what the value means, not its pointers */
-                const void *v = col->data + (size_t)row * col->size;
-                size_t n = in->serialize(v, buf, cap, in->ctx);
-                if (n > cap) {
-                    unsigned char *bigger = (unsigned char *)ecs__alloc(w, n);
-                    if (bigger) {
-                        if (buf != small) ecs__free(w, buf);
-                        buf = bigger;
-                        cap = n;
-                        n = in->serialize(v, buf, cap, in->ctx);
-                    } else {
-                        ECS__OOM(w, "ecs_world_hash");   /* the value's length still counts */
-                    }
-                }
-                ecs__hash_feed(&h, &n, sizeof n);
-                if (n <= cap) ecs__hash_feed(&h, buf, n);
-            }
+            for (uint32_t row = 0; row < t->count; row++)
+                ecs__hash_value(w, &h, in, col->data + (size_t)row * col->size, &buf);
         }
     }
-    if (buf != small) ecs__free(w, buf);
     for (uint32_t i = 0; i < w->rel_cap && i < w->record_count; i++) {
         const ecs__rel *r = &w->rels[i];
         if (w->records[i].table >= ECS__RESERVED || !(r->parent | r->first)) continue;
@@ -3627,9 +3772,11 @@ ECS_API uint64_t ecs_world_hash(ecs_world *w) {
         if (!best) break;
         prev = w->ids[best].name;
         ecs__hash_feed(&h, prev, strlen(prev) + 1);
-        ecs__hash_feed(&h, w->ids[best].data, w->ids[best].size);
+        ecs__hash_value(w, &h, &w->ids[best], w->ids[best].data, &buf);
     }
-    return ecs__hash_done(&h);
+    if (buf.p != buf.small) ecs__free(w, buf.p);
+    uint64_t x = ecs__hash_done(&h);
+    return x ? x : 1;   /* 0 means refused */
 }
 
 /* A table as a snapshot holds it; values of an id with hooks are constructed
@@ -4493,6 +4640,23 @@ ECS_API uint32_t ecs_system_count(const ecs_world *w) { return w ? w->system_cou
 ECS_API ecs_stage ecs_system_stage(const ecs_world *w, ecs_system s) {
     return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].stage : 0;
 }
+ECS_API uint32_t ecs_system_flags(const ecs_world *w, ecs_system s) {
+    return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].flags : 0;
+}
+ECS_API int ecs_system_chunk_size(const ecs_world *w, ecs_system s) {
+    return w && s >= 1 && s <= w->system_count && w->systems[s - 1].chunk_size > 0 ? w->systems[s - 1].chunk_size : 0;
+}
+ECS_API int ecs_system_chunks(const ecs_world *w, ecs_system s) {
+    if (!w || s < 1 || s > w->system_count) return 0;
+    if (w->phase == ECS__SYSTEMS && ecs__thread_ctx(w)->current != s) {
+        ecs__fail(w, ECS_ERR_BUSY, "ecs_system_chunks: while systems run, a system may ask only for its own "
+                  "chunks (\"%s\" may be starting on another thread)", w->systems[s - 1].name);
+        return 0;
+    }
+    const ecs__system *sys = &w->systems[s - 1];
+    if (!sys->last_frame) return 0;
+    return sys->chunk_size > 0 ? (int)sys->ran_chunks : 1;
+}
 
 ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
     if (!w) return 0;
@@ -4795,17 +4959,17 @@ static void ecs__into_out(const ecs__build *b, uint32_t a, uint64_t *into, uint6
         }
     }
     if (terms) {
-        bool any = false;
         for (uint32_t k = b->flt_at[a]; k < b->flt_at[a + 1]; k++) {
             if (b->flt[k] & 1) ecs__bits_or(d, ecs__row(b, b->flt[k] >> 2, ECS__ROW_NOT), W);
             if (b->flt[k] & 2) ecs__bits_or(d, ecs__row(b, b->flt[k] >> 2, ECS__ROW_AND), W);
         }
+        uint32_t *with = &b->w->systems[b->sys[a]].disjoint;
         for (uint32_t k = 0; k < W; k++) {
-            any |= ((ti[k] | to[k]) & d[k]) != 0;
+            uint64_t skipped = (ti[k] | to[k]) & d[k] & ~(k == a >> 6 ? 1ull << (a & 63) : 0);
+            if (skipped && !*with) *with = b->sys[k * 64 + ecs__lsb(skipped)] + 1;   /* the first in run order */
             into[k] |= ti[k] & ~d[k];
             if (out) out[k] |= to[k] & ~d[k];
         }
-        if (any) b->w->systems[b->sys[a]].disjoint = true;
     }
     uint64_t *rows[2] = {into, out};
     for (int r = 0; r < 2 && rows[r]; r++) {
@@ -5104,9 +5268,11 @@ static bool ecs__text_step(ecs__build *b, uint32_t u, uint32_t v, const uint32_t
         if (adj[e] == v && eid[e] != ECS__NONE) { *inferred = false; return ecs__text_edge(w, &w->graph.edges[eid[e]]); }
     *inferred = true;
     uint32_t x = ecs__written_into(b, u, v);
+    if (x == ECS__NONE || !b->id_of[x])   /* compact 0: u is exclusive, and counts as writing all */
+        return ecs__text(w, "\"%s\" is exclusive, so it counts as writing everything \"%s\" reads",
+                         ecs__sname(w, b->sys[u]), ecs__sname(w, b->sys[v]));
     return ecs__text(w, "\"%s\" writes %s, which \"%s\" reads", ecs__sname(w, b->sys[u]),
-                     x == ECS__NONE || !b->id_of[x] ? "the whole stage" : w->ids[b->id_of[x]].name,
-                     ecs__sname(w, b->sys[v]));
+                     w->ids[b->id_of[x]].name, ecs__sname(w, b->sys[v]));
 }
 
 /* One CYCLE problem for component c of the final graph: a shortest loop
@@ -5179,6 +5345,39 @@ static bool ecs__cycle_problem(ecs__build *b, const ecs__comps *cp, uint32_t c, 
     return ecs__problem_end(w);
 }
 
+/* One contested id of a RACE: id 0 is exclusivity; how: 0 both write, 1 a
+   writes (c reads), 2 c writes. */
+typedef struct ecs__hit { ecs_id id; int how; } ecs__hit;
+/* What a RACE says two systems contest: exclusivity first (it alone makes
+   the race), then each id with who writes it. */
+static bool ecs__race_text(ecs_world *w, const char *an, const char *cn, const ecs__hit *hit, uint32_t n) {
+    bool ok = ecs__text(w, "race: "), excl = false, first = true;
+    for (uint32_t k = 0; ok && k < n; k++) {
+        if (hit[k].id) continue;
+        ok = hit[k].how == 0 ? ecs__text(w, "\"%s\" and \"%s\" are both exclusive (each runs alone in its "
+                                         "stage)", an, cn)
+                             : ecs__text(w, "\"%s\" is exclusive (it runs alone in its stage) and \"%s\" "
+                                         "shares that stage", hit[k].how == 2 ? cn : an, hit[k].how == 2 ? an : cn);
+        excl = true;
+    }
+    for (uint32_t k = 0; ok && k < n; k++) {
+        if (!hit[k].id) continue;
+        const char *idn = w->ids[hit[k].id].name, *wr = hit[k].how == 1 ? an : cn, *rd = hit[k].how == 1 ? cn : an;
+        if (!excl && n == 1)
+            ok = hit[k].how == 0 ? ecs__text(w, "\"%s\" and \"%s\" both write %s", an, cn, idn)
+                                 : ecs__text(w, "\"%s\" writes %s, which \"%s\" reads,", wr, idn, rd);
+        else {
+            if (!first) ok = ecs__text(w, ", ");
+            else if (excl) ok = ecs__text(w, "; they also conflict on ");
+            else ok = ecs__text(w, "\"%s\" and \"%s\" conflict on ", an, cn);
+            ok = ok && (hit[k].how == 0 ? ecs__text(w, "%s (both write)", idn)
+                                        : ecs__text(w, "%s (\"%s\" writes, \"%s\" reads)", idn, wr, rd));
+        }
+        first = false;
+    }
+    return ok;
+}
+
 /* One RACE problem for an unordered conflicting pair a < c (locals). */
 static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
     ecs_world *w = b->w;
@@ -5189,7 +5388,7 @@ static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
     p->a = b->sys[a] + 1;
     p->b = b->sys[c] + 1;
     if (p->a > p->b) { ecs_system t = p->a; p->a = p->b; p->b = t; const char *tn = an; an = cn; cn = tn; uint32_t tl = a; a = c; c = tl; }
-    struct { ecs_id id; int how; } hit[3 * ECS_MAX_TERMS + 1];   /* how: 0 both, 1 a writes, 2 c writes */
+    ecs__hit hit[3 * ECS_MAX_TERMS + 1];
     uint32_t n = 0, i = b->acc_at[a], j = b->acc_at[c];
     bool dis = ecs__disjoint(b, a, c);
     while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
@@ -5207,32 +5406,10 @@ static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
         }
     for (uint32_t k = 0; !found && k < n; k++)   /* only exclusivity: both exclusive? */
         if (!hit[k].id) p->write_write = hit[k].how == 0;
-    bool ok;
-    if (n == 1 && hit[0].id) {
-        const char *idn = w->ids[hit[0].id].name;
-        ok = hit[0].how == 0 ? ecs__text(w, "race: \"%s\" and \"%s\" both write %s", an, cn, idn)
-                             : ecs__text(w, "race: \"%s\" writes %s, which \"%s\" reads,",
-                                         hit[0].how == 1 ? an : cn, idn, hit[0].how == 1 ? cn : an);
-    } else if (n == 1) {
-        ok = ecs__text(w, "race: \"%s\" is exclusive (it runs alone in its stage) and \"%s\" %s",
-                       hit[0].how == 2 ? cn : an, hit[0].how == 2 ? an : cn,
-                       hit[0].how == 0 ? "is exclusive too" : "shares its stage");
-    } else {
-        ok = ecs__text(w, "race: \"%s\" and \"%s\" conflict on ", an, cn);
-        for (uint32_t k = 0; ok && k < n; k++) {
-            const char *sep = k ? ", " : "";
-            if (!hit[k].id)
-                ok = ecs__text(w, "%sthe whole stage (\"%s\" is exclusive)", sep, hit[k].how == 2 ? cn : an);
-            else if (hit[k].how == 0)
-                ok = ecs__text(w, "%s%s (both write)", sep, w->ids[hit[k].id].name);
-            else
-                ok = ecs__text(w, "%s%s (\"%s\" writes, \"%s\" reads)", sep, w->ids[hit[k].id].name,
-                               hit[k].how == 1 ? an : cn, hit[k].how == 1 ? cn : an);
-        }
-    }
-    return ok && ecs__text(w, " and nothing orders them; add .after = {\"%s\"} to \"%s\" (or "
-                           ".before = {\"%s\"} to \"%s\"), or list one in the other's independent_of",
-                           an, cn, cn, an) && ecs__problem_end(w);
+    return ecs__race_text(w, an, cn, hit, n) &&
+           ecs__text(w, " and nothing orders them; add .after = {\"%s\"} to \"%s\" (or .before = {\"%s\"} to "
+                     "\"%s\"), or list one in the other's independent_of", an, cn, cn, an) &&
+           ecs__problem_end(w);
 }
 
 /* One ECS_NOTE_READ_BEFORE_WRITE: a runs before c only through inferred
@@ -5246,7 +5423,8 @@ static bool ecs__read_note(ecs__build *b, uint32_t a, uint32_t c, uint32_t x) {
     p->b = b->sys[c] + 1;
     p->id = b->id_of[x];
     const char *an = ecs__sname(w, b->sys[a]), *cn = ecs__sname(w, b->sys[c]);
-    const char *idn = p->id ? w->ids[p->id].name : "the whole stage";
+    ECS_ASSERT(p->id);   /* x is never compact 0: no EXCLUSIVE system here */
+    const char *idn = w->ids[p->id].name;
     return ecs__text(w, "read before write: \"%s\" runs before \"%s\" only by inferred order and reads "
                      "%s, which \"%s\" writes, so \"%s\" sees last frame's %s; if it should see this "
                      "frame's, add .after = {\"%s\"} to \"%s\"", an, cn, idn, cn, an, idn, cn, an) &&
@@ -5391,7 +5569,7 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
             b.filtered[b.flt[k] >> 2] |= b.flt[k] & 3;
         }
     }
-    for (uint32_t a = 0; a < m; a++) w->systems[b.sys[a]].disjoint = false;   /* set by ecs__into_out */
+    for (uint32_t a = 0; a < m; a++) w->systems[b.sys[a]].disjoint = 0;   /* set by ecs__into_out */
 
     /* independent_of partners that conflict run in any order, never at once */
     for (uint32_t a = 0; a < m; a++)
@@ -5506,8 +5684,11 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
         ecs__tmp_release(&b, cand);
     }
 
-    /* notes: a reader that runs before a writer only by inferred order */
+    /* notes: a reader that runs before a writer only by inferred order;
+       never about an EXCLUSIVE system (it accesses everything, so the
+       note's own rule, "a writes nothing c accesses", excludes it) */
     if (b.inferred_count) {
+        const uint64_t *excl = ecs__row(&b, 0, ECS__ROW_LW);   /* compact 0 is written by exclusive ones */
         if (!ddesc && (!(ddesc = (uint64_t *)ecs__tmp(&b, (size_t)dc.count * W, 8)) ||
                        !ecs__closure(&b, b.dout_at, b.dout, &dc, ddesc)))
             goto done;
@@ -5520,10 +5701,11 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
             for (uint32_t i = 0; i < count; i++) ecs__bit_set(same, members[i]);
             for (uint32_t i = 0; i < count; i++) {
                 uint32_t a = members[i];
+                if (ecs__bit(excl, a)) continue;
                 ecs__into_out(&b, a, into, out);
                 const uint64_t *da = sg->desc + (size_t)comp * W, *dd = ddesc + (size_t)dc.of[a] * W;
                 for (uint32_t k = 0; k < W; k++) {
-                    uint64_t bits = into[k] & ~out[k] & da[k] & ~dd[k] & ~same[k];
+                    uint64_t bits = into[k] & ~out[k] & da[k] & ~dd[k] & ~same[k] & ~excl[k];
                     if (bits && g->note_count >= ECS__REPORT_CAP) g->notes_omitted += ecs__popcount(bits);
                     else
                         for (; bits; bits &= bits - 1)
@@ -5935,6 +6117,7 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     if (!chunks) return false;
     if (s->chunk_size > 0) {   /* an unchunked system never moves these off 0 */
         s->next_chunk = 0;
+        s->ran_chunks = chunks;
         ecs__store(&s->done_chunks, 0);
     }
     if (chunks > s->buf_count) {
@@ -6501,7 +6684,7 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
    chunk order: the sync point. A failure keeps the rest for the next one. */
 static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
     if (!ecs__load(&w->due)) return ECS_OK;   /* nothing recorded: the common frame */
-    uint64_t t0 = w->tracing ? ecs__now_ns() : 0;
+    uint64_t t0 = w->timing ? ecs__now_ns() : 0;
     const uint32_t *order = w->graph.reg + sg->first;
     ecs_result r = ECS_OK;
     bool applied = false;
@@ -6512,7 +6695,12 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
             if (s->bufs[b].count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
         if (!r) { s->ran = false; (void)ecs__sub_fetch(&w->due, 1); }
     }
-    if (w->tracing && applied) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_SYNC, ECS__NONE, t0, ecs__now_ns());
+    if (w->timing && applied) {   /* stats and the simulation count sync points as work */
+        uint64_t t1 = ecs__now_ns();
+        w->sync_ns += t1 - t0;
+        w->graph.stages[sg - w->graph.stages].sync_now += t1 - t0;
+        if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_SYNC, ECS__NONE, t0, t1);
+    }
     return r;
 }
 
@@ -6585,8 +6773,10 @@ static void ecs__stats_update(ecs_world *w, uint64_t wall) {
     }
     ecs__ranks_update(w);
     for (uint32_t st = 0; st < g->stage_count; st++) {   /* stages run one after another */
-        const ecs__stage_graph *sg = &g->stages[st];
-        double best = 0;
+        ecs__stage_graph *sg = &g->stages[st];
+        double best = 0, sync = (double)sg->sync_now;
+        sg->sync_ns = sg->sync_timed++ ? sg->sync_ns + (sync - sg->sync_ns) / 8 : sync;
+        sg->sync_now = 0;
         for (uint32_t k = 0; k < sg->count; k++) {
             double r = w->ranks[g->order[sg->first + k]];
             if (r > best) best = r;
@@ -6595,9 +6785,12 @@ static void ecs__stats_update(ecs_world *w, uint64_t wall) {
     }
     w->frame_stats.wall_us = (double)wall / 1000;
     w->frame_stats.work_us = work / 1000;
+    w->frame_stats.sync_us = (double)w->sync_ns / 1000;
+    w->frame_stats.sync_work_us = (double)w->sync_ns / 1000;   /* sync points run on thread 0 */
     w->frame_stats.critical_path_us = critical / 1000;
-    w->frame_stats.parallelism = wall ? work / (double)wall : 0;
+    w->frame_stats.parallelism = wall ? (work + (double)w->sync_ns) / (double)wall : 0;
     w->frame_stats.timed_frame = w->frame;
+    w->sync_ns = 0;
 }
 
 ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
@@ -6651,6 +6844,7 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
         if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_FRAME, ECS__NONE, t0, t1);
         ecs__stats_update(w, t1 - t0);
         w->measure = false;
+        w->timing = false;   /* the next call's leftover sync point is not this frame's */
     }
     w->frame++;
     w->frame_stats.frames = w->frame;
@@ -6816,7 +7010,9 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
         const ecs__stage_graph *sg = &g->stages[st];
         const uint32_t *order = g->order + sg->first;
         if (!sg->count) continue;
-        double work = 0, cp = 0;
+        double work = 0, cp = 0, sync = durations ? 0 : sg->sync_ns / 1000;
+        /* measured: as ecs_progress runs it, inline when its work is too small to share */
+        int th = !durations && sg->est_ns < ECS_PARALLEL_MIN_NS && sg->sync_timed ? 1 : threads;
         for (uint32_t k = 0; k < sg->count; k++) {
             const ecs__system *s = &w->systems[order[k]];
             d[k] = durations ? durations[order[k]] : (s->timed ? s->avg_ns / 1000 : 1.0);
@@ -6828,14 +7024,15 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
             double best = 0;
             for (uint32_t e = sg->succ_at[k]; e < sg->succ_at[k + 1]; e++)
                 if (rank[sg->succ[e]] > best) best = rank[sg->succ[e]];
-            rank[k] = best + (w->systems[order[k]].chunk_size > 0 ? d[k] / threads : d[k]);
+            rank[k] = best + (w->systems[order[k]].chunk_size > 0 ? d[k] / th : d[k]);
             if (rank[k] > cp) cp = rank[k];
         }
-        out->makespan += ecs__sim_stage(w, sg, threads, d, rank, false, scratch, key, run);
-        out->fifo_makespan += ecs__sim_stage(w, sg, threads, d, rank, true, scratch, key, run);
-        out->critical_path += cp;
-        out->total_work += work;
-        out->lower_bound += cp > work / threads ? cp : work / threads;
+        out->makespan += ecs__sim_stage(w, sg, th, d, rank, false, scratch, key, run) + sync;
+        out->fifo_makespan += ecs__sim_stage(w, sg, th, d, rank, true, scratch, key, run) + sync;
+        out->critical_path += cp + sync;
+        out->total_work += work + sync;
+        out->lower_bound += (cp > work / th ? cp : work / th) + sync;
+        out->sync += sync;
     }
     ecs__free(w, scratch); ecs__free(w, d); ecs__free(w, run);
     return ECS_OK;

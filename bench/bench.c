@@ -19,8 +19,10 @@
    Then the scheduler and the validator, which have no baseline, in sections
    of their own: 1 thread vs 2 threads (two identically built worlds, frames
    alternating between them, their values compared at the end); absolute
-   frame times of tiny frames and ecs_validate times on random graphs; and
-   ecs_schedule_simulate's makespans against their lower bound. Thread
+   frame times of tiny frames, how far ecs_schedule_simulate's prediction of
+   a sync-heavy frame is from the frame's measured time, and ecs_validate
+   times on random graphs; and ecs_schedule_simulate's makespans against
+   their lower bound. Thread
    speedups need idle cores: the run ends with the load average.
 
    usage: build/bench [--quick]    --quick takes 3 samples per workload
@@ -882,7 +884,9 @@ static bench_row bench_add_remove(void) {
 }
 
 /* ---- ecs_set of a component the entity has: a value write, no move -------- */
-typedef struct overwrite_ctx { ecs_world *w; ids id; ecs_entity *h; Velocity *v; } overwrite_ctx;
+/* The same rows with ecs_cmd_set into a user buffer, then ecs_commands_apply:
+   the baseline writes the same values into an array. */
+typedef struct overwrite_ctx { ecs_world *w; ids id; ecs_entity *h; Velocity *v; ecs_commands *c; } overwrite_ctx;
 static double overwrite_base(void *ctx) {   /* the same writes into a plain array */
     overwrite_ctx *c = ctx;
     double t0 = now_ns();
@@ -905,16 +909,33 @@ static double overwrite_ecs(void *ctx) {
     check(!bad, "overwrite", "ecs_set failed");
     return t;
 }
-static bench_row bench_overwrite(void) {
+static double overwrite_cmd_ecs(void *ctx) {
+    overwrite_ctx *c = ctx;
+    bool bad = false;
+    double t0 = now_ns();
+    for (int k = 0; k < MOVE_PASSES; k++) {
+        for (size_t i = 0; i < N_MOVE; i++)
+            bad |= ecs_cmd_set(c->c, c->h[i], c->id.vel, &(Velocity){(float)i, (float)k}) != ECS_OK;
+        bad |= ecs_commands_apply(c->w, c->c) != ECS_OK;
+        clobber();
+    }
+    double t = now_ns() - t0;
+    check(!bad, "ecs_cmd_set", "ecs_cmd_set or ecs_commands_apply failed");
+    return t;
+}
+static bench_row overwrite_row(bool commands) {
     bench_row r = {"ecs_set of a component it has, 10k with P+V (per set)", 0, 0, 6, false};
+    if (commands) r = (bench_row){"ecs_cmd_set + apply, plain Velocity, 10k with P+V (per set)", 0, 0, 12, false};
     overwrite_ctx c;
     c.w = world_new(&c.id);
     c.h = alloc64(N_MOVE * sizeof *c.h);
     c.v = alloc64(N_MOVE * sizeof *c.v);
+    c.c = commands ? ecs_commands_new(c.w) : NULL;
+    NEED(!commands || c.c, "ecs_commands_new failed");
     ecs_id pv[2] = {c.id.pos, c.id.vel};
     NEED(ecs_create_many(c.w, N_MOVE, pv, 2, c.h) == ECS_OK, "ecs_create_many failed");
-    run_pair(reps(101), overwrite_base, overwrite_ecs, &c, (double)N_MOVE * MOVE_PASSES, &r.base_ns,
-             &r.ecs_ns);
+    run_pair(reps(101), overwrite_base, commands ? overwrite_cmd_ecs : overwrite_ecs, &c,
+             (double)N_MOVE * MOVE_PASSES, &r.base_ns, &r.ecs_ns);
     double base = 0, ecs = 0;
     for (size_t i = 0; i < N_MOVE; i++) {
         const Velocity *v = ecs_get(c.w, c.h[i], c.id.vel);
@@ -926,6 +947,92 @@ static bench_row bench_overwrite(void) {
     ecs_world_free(c.w);
     free(c.h);
     free(c.v);
+    return r;
+}
+static bench_row bench_overwrite(void) { return overwrite_row(false); }
+static bench_row bench_cmd_set(void) { return overwrite_row(true); }
+
+/* ---- ecs_cmd_set of a component that owns a string, then applied ---------- */
+/* The buffer holds a constructed copy of each value (ctor + copy when
+   recorded, copy into the entity and dtor when applied); the baseline copies
+   each string into an array of owned strings, as a plain C program keeping
+   the names would. */
+typedef struct Label { char *s; } Label;
+static void label_ctor(void *p, int n, void *ctx) { (void)ctx; memset(p, 0, (size_t)n * sizeof(Label)); }
+static void label_dtor(void *p, int n, void *ctx) {
+    (void)ctx;
+    for (int i = 0; i < n; i++) free(((Label *)p)[i].s);
+}
+static char *label_dup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    NEED(d, "out of memory");
+    return memcpy(d, s, n);
+}
+static void label_copy(void *dst, const void *src, int n, void *ctx) {
+    (void)ctx;
+    for (int i = 0; i < n; i++) {
+        Label *d = (Label *)dst + i;
+        free(d->s);
+        d->s = label_dup(((const Label *)src)[i].s);
+    }
+}
+typedef struct label_ctx { ecs_world *w; ecs_id label; ecs_commands *c; ecs_entity *h; char **names; } label_ctx;
+static const char *const g_labels[4] = {"archer-tower-01", "cannon-tower-17", "frost-tower-3x", "sniper-nest-9"};
+static double label_base(void *ctx) {
+    label_ctx *c = ctx;
+    double t0 = now_ns();
+    for (int k = 0; k < MOVE_PASSES; k++) {
+        for (size_t i = 0; i < N_MOVE; i++) {
+            free(c->names[i]);
+            c->names[i] = label_dup(g_labels[(i + (size_t)k) & 3]);
+        }
+        clobber();
+    }
+    return now_ns() - t0;
+}
+static double label_ecs(void *ctx) {
+    label_ctx *c = ctx;
+    bool bad = false;
+    double t0 = now_ns();
+    for (int k = 0; k < MOVE_PASSES; k++) {
+        for (size_t i = 0; i < N_MOVE; i++) {
+            Label l = {(char *)(uintptr_t)g_labels[(i + (size_t)k) & 3]};   /* the caller's, not owned */
+            bad |= ecs_cmd_set(c->c, c->h[i], c->label, &l) != ECS_OK;
+        }
+        bad |= ecs_commands_apply(c->w, c->c) != ECS_OK;
+        clobber();
+    }
+    double t = now_ns() - t0;
+    check(!bad, "ecs_cmd_set", "ecs_cmd_set or ecs_commands_apply failed");
+    return t;
+}
+static double label_sum(const char *s) { return s ? (double)strlen(s) + (double)(unsigned char)s[strlen(s) - 1] : 0; }
+static bench_row bench_cmd_set_hooked(void) {
+    bench_row r = {"ecs_cmd_set + apply, a component owning a string, 10k (per set)", 0, 0, 60, false};
+    label_ctx c;
+    ids id;
+    c.w = world_new(&id);
+    c.label = ecs_component_init(c.w, &(ecs_component_desc){.name = "Label", .size = sizeof(Label),
+        .align = _Alignof(Label), .ctor = label_ctor, .dtor = label_dtor, .copy = label_copy});
+    c.c = ecs_commands_new(c.w);
+    c.h = alloc64(N_MOVE * sizeof *c.h);
+    c.names = calloc(N_MOVE, sizeof *c.names);
+    NEED(c.label && c.c && c.names, "setup failed");
+    NEED(ecs_create_many(c.w, N_MOVE, &c.label, 1, c.h) == ECS_OK, "ecs_create_many failed");
+    run_pair(reps(101), label_base, label_ecs, &c, (double)N_MOVE * MOVE_PASSES, &r.base_ns, &r.ecs_ns);
+    double base = 0, ecs = 0;
+    for (size_t i = 0; i < N_MOVE; i++) {
+        const Label *l = ecs_get(c.w, c.h[i], c.label);
+        ecs += l ? label_sum(l->s) : 0;
+        base += label_sum(c.names[i]);
+    }
+    check(same_sum(base, ecs), r.name, "values differ from the baseline's");
+    g_sink = base + ecs;
+    ecs_world_free(c.w);
+    for (size_t i = 0; i < N_MOVE; i++) free(c.names[i]);
+    free(c.names);
+    free(c.h);
     return r;
 }
 
@@ -1439,6 +1546,62 @@ static int tiny_rows(abs_row *out, bool entities) {
     return 2;
 }
 
+/* ---- a sync-heavy frame: ecs_schedule_simulate against the measured frame ---- */
+/* Two independent systems, each busy for as long as the frame's sync point
+   takes and recording 4,000 ecs_cmd_set: a third to a half of the frame is
+   applying commands. The simulation (measured durations) must come within
+   15% of the frame's wall time; without the sync time in it, it would be
+   off by a third (1 thread) to a half (2 threads). */
+typedef struct syncsim_ctx { ecs_id hp; double busy_ns; } syncsim_ctx;
+static void sys_syncsim(ecs_iter *it) {
+    const syncsim_ctx *c = it->ctx;
+    double end = now_ns() + c->busy_ns;
+    while (now_ns() < end) {}
+    for (int k = 0; k < 20; k++)
+        for (int i = 0; i < it->count; i++) ecs_cmd_set(it->commands, it->entities[i], c->hp, &k);
+}
+static int syncsim_rows(abs_row *out) {
+    for (int t = 0; t < 2; t++) {
+        syncsim_ctx c = {0, 0};
+        ecs_world *w = world_threads(t + 1, ECS_ORDER_INSERTION);
+        ecs_id a = component_n(w, "SyncA", 0, 4, 0), b = component_n(w, "SyncB", 0, 4, 0);
+        c.hp = component_n(w, "SyncHp", 0, 4, 0);
+        NEED(ecs_create_many(w, 200, &a, 1, NULL) == ECS_OK && ecs_create_many(w, 200, &b, 1, NULL) == ECS_OK,
+             "ecs_create_many failed");
+        system_add(w, &(ecs_system_desc){.name = "SyncA", .fn = sys_syncsim, .ctx = &c, .terms = {{a, ECS_READ, ECS_AND}}});
+        system_add(w, &(ecs_system_desc){.name = "SyncB", .fn = sys_syncsim, .ctx = &c, .terms = {{b, ECS_READ, ECS_AND}}});
+        ecs_timing_interval(w, 1);
+        ecs_frame_stats fs;
+        progress_ns(w, 5, "sync-heavy frame");
+        NEED(ecs_frame_stats_get(w, &fs) == ECS_OK, "ecs_frame_stats_get failed");
+        c.busy_ns = fs.sync_us * 1e3;
+        progress_ns(w, 40, "sync-heavy frame");   /* the averages settle */
+        int n = reps(31);
+        double err[MAX_REPS], sync = 0;
+        for (int r = 0; r < n; r++) {   /* each sample: 8 frames' median wall against the simulation */
+            double wall[8];
+            for (int f = 0; f < 8; f++) {
+                progress_ns(w, 1, "sync-heavy frame");
+                NEED(ecs_frame_stats_get(w, &fs) == ECS_OK, "ecs_frame_stats_get failed");
+                wall[f] = fs.wall_us;
+            }
+            ecs_sim_result sim;
+            check(ecs_schedule_simulate(w, t + 1, NULL, &sim) == ECS_OK, "sync-heavy frame", "ecs_schedule_simulate failed");
+            err[r] = fabs(sim.makespan / median(wall, 8) - 1) * 100;
+            sync = sim.sync / sim.makespan;
+        }
+        abs_row *r = &out[t];
+        memset(r, 0, sizeof *r);
+        snprintf(r->name, sizeof r->name, "sync-heavy frame: |simulated / measured - 1|, %d thread%s", t + 1, t ? "s" : "");
+        r->value = median(err, n);
+        r->unit = "%";
+        r->target = 15;
+        snprintf(r->note, sizeof r->note, "sync %.0f%% of the simulated frame", sync * 100);
+        ecs_world_free(w);
+    }
+    return 2;
+}
+
 /* ---- ecs_validate on random graphs ---- */
 enum { VAL_IDS = 256, VAL_EDGES = 4, VAL_ACCESS = 4 };
 enum { VAL_FORWARD, VAL_RANDOM_DIR, VAL_CYCLES, VAL_RING };   /* edge shapes */
@@ -1924,6 +2087,8 @@ static const bench_fn g_benches[] = {
     bench_bulk_values,
     bench_add_remove,
     bench_overwrite,
+    bench_cmd_set,
+    bench_cmd_set_hooked,
     bench_destroy,
     bench_destroy_with,
     bench_add_remove_hooks,
@@ -1969,6 +2134,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < an; i++) abs_print(&ar[i]);
     int k = an;
     an += tiny_rows(ar + an, false);
+    an += syncsim_rows(ar + an);
     for (; k < an; k++) abs_print(&ar[k]);
 #if defined(__GLIBC__)
     /* Whether ecs_validate's large temporaries come from the heap or from

@@ -6,8 +6,11 @@
    A ship and the shield orbs that point at it are spawned together from a
    system through it->commands: the orbs store the ship's *pending* handle in
    an entity field, and it becomes the live handle when the commands apply.
-   Destroying the ship destroys its orbs first (depth first, in the order they
-   were attached), and every hook says what it saw. */
+   The ship's first trail point comes from a local Trail the system frees
+   right after ecs_cmd_set: the buffer keeps a copy of its own (made with the
+   ctor and copy hooks, destroyed once applied). Destroying the ship destroys
+   its orbs first (depth first, in the order they were attached), and every
+   hook says what it saw. */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #include <stddef.h>
@@ -63,7 +66,10 @@ static void spawn_fleet(ecs_iter *it) {   /* one ship with three orbs, once */
     const Ids *ids = (const Ids *)it->ctx;
     ecs_entity ship = ecs_cmd_create(it->commands);
     ecs_cmd_set(it->commands, ship, ids->hull, &(Hull){100});
-    ecs_cmd_add(it->commands, ship, ids->trail);
+    Trail start = {(float *)malloc(2 * sizeof(float)), 1, 1};   /* the system's own value */
+    start.xy[0] = 0; start.xy[1] = 0;
+    ecs_cmd_set(it->commands, ship, ids->trail, &start);   /* the buffer copies it now... */
+    free(start.xy);                                         /* ...so it may go at once */
     for (int i = 0; i < 3; i++) {
         ecs_entity orb = ecs_cmd_create(it->commands);
         ecs_cmd_set(it->commands, orb, ids->orb, &(Orb){120.0f * (float)i, ship});
@@ -89,7 +95,8 @@ int main(void) {
     ecs_progress(w, 0);   /* the commands apply at the end of the stage */
     ecs_entity ship = 0;
     ecs_query *orbs = ecs_query_new(w, &(ecs_query_desc){{{ids.orb, ECS_READ, ECS_AND}}});
-    printf("after one frame: %zu entities, %ld trails made\n", ecs_count(w), made);
+    printf("after one frame: %zu entities; trails made %ld, freed %ld (the buffer's copy)\n", ecs_count(w),
+           made, freed);
     for (ecs_iter it = ecs_query_iter(w, orbs); ecs_query_next(&it);) {
         const Orb *o = ECS_FIELD(&it, Orb, 0);
         for (int i = 0; i < it.count; i++) {

@@ -9,6 +9,7 @@ FUZZ_CORPUS  := tests/corpus
 FUZZ_FLAGS   ?= -max_len=4096 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1
 
 .PHONY: test-fuzz-corpus fuzz
+FUZZBINS := $(BUILD)/fuzz_replay $(BUILD)/fuzz_replay_clang
 
 # The corpus replayed without libFuzzer: a plain main() runs every file.
 $(BUILD)/fuzz_replay: $(FUZZ_SRC) ecs.h | $(BUILD)

@@ -16,6 +16,8 @@ EMFLAGS   := $(WARN) -O2 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -sWASM_ASYNC_C
 PORT_EXAMPLES := quickstart hooks rollback showcase
 
 .PHONY: test-ports test-cxx-impl test-mingw test-wasm test-m32 test-tcc
+PORTBINS := $(BUILD)/tests_cxximpl $(BUILD)/tests_mingw.exe $(BUILD)/tests_mingw_il.exe $(BUILD)/tests_wasm.js \
+            $(BUILD)/tests_wasm_mt.js $(BUILD)/tests_m32
 
 test-ports: test-cxx-impl test-mingw test-wasm test-m32 test-tcc
 
@@ -27,7 +29,7 @@ test-cxx-impl: $(BUILD)/tests_cxximpl
 	@echo "== the implementation compiled as C++ (g++ -std=c++11), C unit tests, C++ std::string components"
 	$< | tee -a $(BUILD)/summary
 	g++ $(CXXWARN) -O1 -g -fsanitize=address,undefined tests/cxx/impl.cpp tests/cxx/hooks.cpp -o $(BUILD)/cxx_hooks_impl -lm -lpthread
-	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/cxx_hooks_impl | tee -a $(BUILD)/summary
+	ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 $(BUILD)/cxx_hooks_impl | tee -a $(BUILD)/summary
 	awk '/^```c/{f=1;next} /^```/{if(f){exit}} f' README.md > $(BUILD)/readme.cpp
 	g++ $(CXXWARN) -I. -o $(BUILD)/readme_cxx $(BUILD)/readme.cpp -lpthread && $(BUILD)/readme_cxx > /dev/null
 	clang++ $(CXXWARN) -I. -fsyntax-only $(BUILD)/readme.cpp
@@ -52,9 +54,9 @@ $(BUILD)/tests_wasm_mt.js: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	$(EMCC) $(EMFLAGS) -pthread -sPTHREAD_POOL_SIZE=8 -sENVIRONMENT=node,worker -Wno-pthreads-mem-growth -o $@ $(TESTSRC)
 test-wasm: $(BUILD)/tests_wasm.js $(BUILD)/tests_wasm_mt.js
 	@echo "== Emscripten (wasm32, no threads), every test at reduced scale, under node"
-	node $< --scale 20 | tee -a $(BUILD)/summary
+	timeout 1800 node $< --scale 20 | tee -a $(BUILD)/summary   # (no per-test limit under node)
 	@echo "== Emscripten with -pthread (pool of 8), scheduler tests at reduced scale, under node"
-	node $(BUILD)/tests_wasm_mt.js -f sched_ --scale 20 | tee -a $(BUILD)/summary
+	timeout 1800 node $(BUILD)/tests_wasm_mt.js -f sched_ --scale 20 | tee -a $(BUILD)/summary
 	@echo "== Emscripten examples under node"
 	for e in $(PORT_EXAMPLES); do $(EMCC) $(EMFLAGS) -I. -o $(BUILD)/ex_$$e.js examples/$$e.c || exit 1; done
 	cd $(BUILD) && node ex_quickstart.js > /dev/null && node ex_hooks.js > /dev/null \

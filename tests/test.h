@@ -16,8 +16,14 @@ typedef struct test_state {
     unsigned long long seed;   /* for randomized tests; --seed N */
     int seed_given;
     long scale_pct;            /* randomized tests scale their size by this (default 100) */
+    long timeout_s;            /* per test; --timeout N (default 600, 0 = none) */
 } test_state;
 extern test_state test_g;
+
+/* The per-test time limit (tests/main.c): a test still running after
+   test_g.timeout_s seconds ends the run, failed by name. */
+void test_watch_start(const char *name);
+void test_watch_stop(void);
 
 #define TEST(name) static void name(void)
 
@@ -38,7 +44,9 @@ extern test_state test_g;
 static inline void test_run(const char *name, void (*fn)(void)) {
     if (test_g.filter && !strstr(name, test_g.filter)) return;
     test_g.checks_failed = 0;
+    test_watch_start(name);
     fn();
+    test_watch_stop();
     if (test_g.checks_failed) { test_g.failed++; fprintf(stderr, "FAIL %s\n", name); }
     else test_g.passed++;
 }

@@ -4,6 +4,7 @@
    deferred to right after the change, and entity fields of a command
    buffer's values get the live handles of its pending entities. */
 #include "test.h"
+#include <stdatomic.h>
 #include <stddef.h>
 
 typedef struct trail { int *points; int n; } trail;   /* owns points */
@@ -273,7 +274,7 @@ TEST(hooks_command_values_aligned) {
     CHECK_EQ_INT(ecs_set(w, e, byte, &b), ECS_OK);
     CHECK_EQ_INT(ecs_set(w, e, wide, &v), ECS_OK);
     CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
-    CHECK_EQ_INT(hk_copies, 21);
+    CHECK_EQ_INT(hk_copies, 42);   /* into the buffer when recorded, into the entity when applied */
     CHECK_EQ_INT(hk_misaligned, 0);
     const hk_wide *got = (const hk_wide *)ecs_get(w, e, wide);
     CHECK(got && got->d == 2.5 && got->n == 7);
@@ -681,6 +682,331 @@ TEST(parents_command_out_of_memory_kept) {
     ecs_world_free(w);
 }
 
+/* ---- values held by command buffers --------------------------------------- */
+/* A value that owns heap memory and points into itself (as a short string
+   does): relocated as bytes, its self-pointer would name the old place.
+   Every hook checks the value it gets; the caller's own values are made and
+   poisoned by the test, never counted. */
+typedef struct held { char *heap; char *at; char small[8]; } held;
+static struct { _Atomic long ctor, dtor, copy, move, bad; } hv;   /* systems record on any thread */
+static void hv_reset(void) { hv.ctor = hv.dtor = hv.copy = hv.move = hv.bad = 0; }
+static int held_ok(const held *h) { return h->at == h->small && h->heap && h->heap[0] == 'h'; }
+static void held_ctor(void *p, int n, void *ctx) {
+    (void)ctx;
+    for (int i = 0; i < n; i++) {
+        held *h = (held *)p + i;
+        h->heap = (char *)malloc(8);
+        strcpy(h->heap, "h");
+        h->at = h->small;
+        h->small[0] = 0;
+        hv.ctor++;
+    }
+}
+static void held_dtor(void *p, int n, void *ctx) {
+    (void)ctx;
+    for (int i = 0; i < n; i++) {
+        held *h = (held *)p + i;
+        if (!held_ok(h)) hv.bad++;
+        else free(h->heap);
+        memset(h, 0xDD, sizeof *h);
+        hv.dtor++;
+    }
+}
+static void held_copy(void *dst, const void *src, int n, void *ctx) {   /* dst constructed */
+    (void)ctx;
+    for (int i = 0; i < n; i++) {
+        held *d = (held *)dst + i;
+        const held *s = (const held *)src + i;
+        if (!held_ok(d) || !held_ok(s)) { hv.bad++; continue; }
+        size_t len = strlen(s->heap) + 1;
+        char *copy = (char *)malloc(len);
+        memcpy(copy, s->heap, len);
+        free(d->heap);
+        d->heap = copy;
+        memcpy(d->small, s->small, sizeof d->small);
+        hv.copy++;
+    }
+}
+static void held_move(void *dst, const void *src, int n, void *ctx) {   /* dst raw, src left raw */
+    (void)ctx;
+    for (int i = 0; i < n; i++) {
+        held *d = (held *)dst + i, *s = (held *)(uintptr_t)src + i;
+        if (!held_ok(s)) hv.bad++;
+        d->heap = s->heap;
+        d->at = d->small;
+        memcpy(d->small, s->small, sizeof d->small);
+        memset(s, 0xDD, sizeof *s);
+        hv.move++;
+    }
+}
+static ecs_id held_register(ecs_world *w) {
+    return ecs_component_init(w, &(ecs_component_desc){.name = "held", .size = sizeof(held),
+        .align = _Alignof(held), .ctor = held_ctor, .dtor = held_dtor, .copy = held_copy, .move = held_move});
+}
+/* The caller's value: "h" + text on the heap, the number in small. */
+static void held_make(held *h, const char *text, int n) {
+    h->heap = (char *)malloc(strlen(text) + 2);
+    h->heap[0] = 'h';
+    strcpy(h->heap + 1, text);
+    h->at = h->small;
+    snprintf(h->small, sizeof h->small, "%d", n);
+}
+/* The caller is done with it: freed, then poisoned. */
+static void held_kill(held *h) {
+    free(h->heap);
+    memset(h, 0xEE, sizeof *h);
+}
+static int held_is(ecs_world *w, ecs_entity e, ecs_id id, const char *text, int n) {
+    const held *h = (const held *)ecs_get(w, e, id);
+    char small[8];
+    snprintf(small, sizeof small, "%d", n);
+    return h && held_ok(h) && !strcmp(h->heap + 1, text) && !strcmp(h->small, small);
+}
+/* Constructed - destroyed == values on entities + values held by buffers. */
+#define HV_BALANCED(w, id, held_now) CHECKF(hv.ctor - hv.dtor == (long)hk_live((w), (id)) + (held_now) && \
+    !hv.bad, "constructed %ld, destroyed %ld, on entities %zu, held %ld, bad %ld", hv.ctor, hv.dtor, \
+    hk_live((w), (id)), (long)(held_now), hv.bad)
+
+/* A system names what it spawns from a local that dies right after the call. */
+typedef struct held_sys { ecs_id held, seed; } held_sys;
+static void held_spawner(ecs_iter *it) {
+    const held_sys *c = (const held_sys *)it->ctx;
+    const int *seed = ECS_FIELD(it, int, 0);
+    for (int i = 0; i < it->count; i++) {
+        held v;
+        held_make(&v, "spawned", seed[i]);
+        ecs_entity p = ecs_cmd_create(it->commands);
+        CHECK_EQ_INT(ecs_cmd_set(it->commands, p, c->held, &v), ECS_OK);
+        held_kill(&v);
+        held_make(&v, "renamed", seed[i]);
+        CHECK_EQ_INT(ecs_cmd_set(it->commands, it->entities[i], c->held, &v), ECS_OK);
+        held_kill(&v);
+    }
+}
+TEST(sched_held_values_system_buffers) {
+    static const int threads[4] = {1, 2, 3, 8};
+    for (int t = 0; t < 4; t++) {
+        hv_reset();
+        ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads[t]});
+        REQUIRE(w);
+        held_sys c = {held_register(w), ecs_component(w, "seed", sizeof(int), 0)};
+        REQUIRE(c.held && c.seed);
+        enum { N = 200 };
+        ecs_entity e[N];
+        CHECK_EQ_INT(ecs_create_many(w, N, &c.seed, 1, e), ECS_OK);
+        for (int i = 0; i < N; i++) *(int *)ecs_get_mut(w, e[i], c.seed) = i;
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "spawn", .fn = held_spawner, .ctx = &c,
+            .terms = {{c.seed, ECS_READ, ECS_AND}}, .chunk_size = 16}));
+        CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
+        HV_BALANCED(w, c.held, 0);
+        for (int i = 0; i < N; i++) CHECKF(held_is(w, e[i], c.held, "renamed", i), "entity %d", i);
+        int spawned = 0;
+        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.held, ECS_READ, ECS_AND},
+            {c.seed, ECS_READ, ECS_NOT}}});
+        REQUIRE(q);
+        for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)
+            for (int i = 0; i < it.count; i++) spawned += held_is(w, it.entities[i], c.held, "spawned", spawned);
+        CHECK_EQ_INT(spawned, N);   /* in seed order: the sync point applies in chunk order */
+        ecs_query_free(q);
+        ecs_world_free(w);
+        CHECK(hv.ctor == hv.dtor && !hv.bad);
+    }
+}
+
+/* Defer mode, a user buffer (applied, freed unapplied, with a command
+   dropped), a buffer that grows while holding values, bulk creation in
+   defer mode, and world free with values still held. */
+TEST(held_values_every_buffer) {
+    hv_reset();
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    ecs_id id = held_register(w);
+    REQUIRE(id);
+    ecs_entity e = ecs_create(w), f = ecs_create(w);
+    held v;
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);   /* a deferred ecs_set */
+    held_make(&v, "deferred", 1);
+    CHECK_EQ_INT(ecs_set(w, e, id, &v), ECS_OK);
+    held_kill(&v);
+    HV_BALANCED(w, id, 1);
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
+    CHECK(held_is(w, e, id, "deferred", 1));
+    HV_BALANCED(w, id, 0);
+
+    ecs_commands *c = ecs_commands_new(w);
+    REQUIRE(c);
+    held_make(&v, "cmd", 2);
+    CHECK_EQ_INT(ecs_cmd_set(c, f, id, &v), ECS_OK);
+    held_kill(&v);
+    held_make(&v, "dropped", 3);
+    CHECK_EQ_INT(ecs_cmd_set(c, e, id, &v), ECS_OK);
+    held_kill(&v);
+    CHECK_EQ_INT(ecs_destroy(w, e), ECS_OK);   /* its command is dropped, its value destroyed */
+    HV_BALANCED(w, id, 2);
+    size_t dropped = ecs_commands_dropped(w);
+    CHECK_EQ_INT(ecs_commands_apply(w, c), ECS_OK);
+    CHECK_EQ_INT(ecs_commands_dropped(w), dropped + 1);
+    CHECK(held_is(w, f, id, "cmd", 2));
+    HV_BALANCED(w, id, 0);
+
+    enum { N = 1000 };   /* growth relocates held values with move */
+    for (int i = 0; i < N; i++) {
+        held_make(&v, "grown", i);
+        CHECK_EQ_INT(ecs_cmd_set(c, f, id, &v), ECS_OK);
+        held_kill(&v);
+    }
+    HV_BALANCED(w, id, N);
+    CHECK(hv.move > 0);
+    CHECK_EQ_INT(ecs_commands_apply(w, c), ECS_OK);
+    CHECK(held_is(w, f, id, "grown", N - 1));
+    HV_BALANCED(w, id, 0);
+
+    for (int i = 0; i < 5; i++) {   /* freed unapplied */
+        held_make(&v, "unapplied", i);
+        CHECK_EQ_INT(ecs_cmd_set(c, ecs_cmd_create(c), id, &v), ECS_OK);
+        held_kill(&v);
+    }
+    HV_BALANCED(w, id, 5);
+    ecs_commands_free(c);
+    HV_BALANCED(w, id, 0);
+
+    static held many[64];   /* bulk creation in defer mode: the values are copied when recorded */
+    for (int i = 0; i < 64; i++) held_make(&many[i], "bulk", i);
+    const void *values[1] = {many};
+    ecs_entity out[64];
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);
+    CHECK_EQ_INT(ecs_create_many_values(w, 64, &id, 1, values, out), ECS_OK);
+    for (int i = 0; i < 64; i++) held_kill(&many[i]);
+    HV_BALANCED(w, id, 64);
+    CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
+    for (int i = 0; i < 64; i++) CHECKF(held_is(w, out[i], id, "bulk", i), "bulk %d", i);
+    HV_BALANCED(w, id, 0);
+
+    ecs_commands *kept = ecs_commands_new(w);   /* world free with values held */
+    REQUIRE(kept);
+    held_make(&v, "kept", 4);
+    CHECK_EQ_INT(ecs_cmd_set(kept, f, id, &v), ECS_OK);
+    held_kill(&v);
+    CHECK_EQ_INT(ecs_defer_begin(w), ECS_OK);
+    held_make(&v, "open", 5);
+    CHECK_EQ_INT(ecs_set(w, f, id, &v), ECS_OK);
+    held_kill(&v);
+    HV_BALANCED(w, id, 2);
+    ecs_world_free(w);
+    CHECK(hv.ctor == hv.dtor && !hv.bad);
+}
+
+/* A hook's ecs_set is recorded in the hook buffer and applied right after
+   the change that ran it: the hook's local may die first. */
+static ecs_id held_id;
+static void held_on_add(ecs_world *w, ecs_entity e, ecs_id id, void *value, void *ctx) {
+    (void)id; (void)value; (void)ctx;
+    held v;
+    held_make(&v, "from a hook", 6);
+    CHECK_EQ_INT(ecs_set(w, e, held_id, &v), ECS_OK);
+    held_kill(&v);
+}
+/* A hook may not record into, apply or free the buffer that is applying it. */
+static ecs_commands *held_applying;
+static void held_on_set_reenter(ecs_world *w, ecs_entity e, ecs_id id, void *value, void *ctx) {
+    (void)value; (void)ctx;
+    held v;
+    held_make(&v, "reentered", 7);
+    CHECK_EQ_INT(ecs_cmd_set(held_applying, e, held_id, &v), ECS_ERR_BUSY);
+    held_kill(&v);
+    CHECK_EQ_INT(ecs_cmd_create(held_applying), 0);
+    CHECK_EQ_INT(ecs_cmd_remove(held_applying, e, id), ECS_ERR_BUSY);
+    CHECK_EQ_INT(ecs_commands_apply(w, held_applying), ECS_ERR_BUSY);
+    ecs_commands_free(held_applying);   /* refused: the apply goes on */
+    CHECK(strstr(ecs_last_error(w), "being applied") != NULL);
+}
+TEST(held_values_buffer_reentered) {
+    hv_reset();
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    held_id = held_register(w);
+    ecs_id watched = ecs_component_init(w, &(ecs_component_desc){.name = "watched", .size = 4,
+        .on_set = held_on_set_reenter});
+    REQUIRE(held_id && watched);
+    ecs_entity e = ecs_create(w);
+    held_applying = ecs_commands_new(w);
+    REQUIRE(held_applying);
+    CHECK_EQ_INT(ecs_cmd_set(held_applying, e, watched, &(int){1}), ECS_OK);
+    held v;
+    held_make(&v, "after", 8);
+    CHECK_EQ_INT(ecs_cmd_set(held_applying, e, held_id, &v), ECS_OK);
+    held_kill(&v);
+    CHECK_EQ_INT(ecs_commands_apply(w, held_applying), ECS_OK);
+    CHECK(held_is(w, e, held_id, "after", 8));
+    HV_BALANCED(w, held_id, 0);
+    ecs_commands_free(held_applying);
+    ecs_world_free(w);
+    CHECK(hv.ctor == hv.dtor && !hv.bad);
+}
+
+TEST(held_values_hook_buffer) {
+    hv_reset();
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    REQUIRE(w);
+    held_id = held_register(w);
+    ecs_id trigger = ecs_component_init(w, &(ecs_component_desc){.name = "trigger", .size = 4,
+        .on_add = held_on_add});
+    REQUIRE(held_id && trigger);
+    ecs_entity e = ecs_create(w);
+    CHECK_EQ_INT(ecs_add(w, e, trigger), ECS_OK);
+    CHECK(held_is(w, e, held_id, "from a hook", 6));
+    HV_BALANCED(w, held_id, 0);
+    ecs_world_free(w);
+    CHECK(hv.ctor == hv.dtor && !hv.bad);
+}
+
+/* Every allocation fails in turn while buffers hold values: each call
+   works or reports ECS_ERR_NOMEM, constructed - destroyed stays equal to
+   what entities and buffers hold, and nothing leaks. */
+static long held_scenario(long fail_at) {
+    hk_fail f = {0, fail_at};
+    hv_reset();
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1, .realloc_fn = hk_realloc, .alloc_user = &f});
+    if (!w) return f.requests;
+    ecs_id id = held_register(w);
+    ecs_commands *c = id ? ecs_commands_new(w) : NULL;
+    long held_now = 0;
+    if (c) {
+        ecs_entity es[8] = {0};
+        for (int i = 0; i < 8; i++) es[i] = ecs_create(w);
+        held v;
+        for (int i = 0; i < 40; i++) {
+            held_make(&v, "oom", i);
+            ecs_entity p = i % 3 ? es[i % 8] : ecs_cmd_create(c);
+            ecs_result r = p ? ecs_cmd_set(c, p, id, &v) : ECS_ERR_NOMEM;
+            held_kill(&v);
+            CHECK(r == ECS_OK || r == ECS_ERR_NOMEM);
+            held_now += r == ECS_OK;
+            hk_paused++;
+            HV_BALANCED(w, id, held_now);
+            hk_paused--;
+        }
+        if (es[1]) (void)ecs_destroy(w, es[1]);   /* some commands drop */
+        for (int k = 0; k < 3 && ecs_commands_apply(w, c) == ECS_ERR_NOMEM; k++) {}
+        CHECK(hv.ctor - hv.dtor <= (long)hk_live(w, id) + held_now && !hv.bad);
+        if (ecs_defer_begin(w) == ECS_OK) {
+            held_make(&v, "deferred", 1);
+            ecs_result r = es[2] ? ecs_set(w, es[2], id, &v) : ECS_OK;
+            held_kill(&v);
+            CHECK(r == ECS_OK || r == ECS_ERR_NOMEM);
+            for (int k = 0; k < 3 && ecs_defer_end(w) == ECS_ERR_NOMEM; k++) {}
+        }
+    }
+    ecs_world_free(w);
+    CHECKF(hv.ctor == hv.dtor && !hv.bad, "fail at %ld: constructed %ld, destroyed %ld, bad %ld", fail_at,
+           (long)hv.ctor, (long)hv.dtor, (long)hv.bad);
+    return f.requests;
+}
+TEST(held_values_out_of_memory_sweep) {
+    long total = held_scenario(0);
+    for (long i = 1; i <= total; i++) held_scenario(i);
+}
+
 void suite_hooks(void) {
     RUN(parents_command_out_of_memory_kept);
     RUN(hooks_out_of_memory_sweep);
@@ -696,4 +1022,9 @@ void suite_hooks(void) {
     RUN(hooks_command_values_aligned);
     RUN(create_many_values);
     RUN(destroy_many_and_with);
+    RUN(sched_held_values_system_buffers);
+    RUN(held_values_every_buffer);
+    RUN(held_values_hook_buffer);
+    RUN(held_values_buffer_reentered);
+    RUN(held_values_out_of_memory_sweep);
 }

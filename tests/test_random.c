@@ -13,8 +13,14 @@
    values they see, immediate or applied from a buffer or defer block (both
    apply in recording order); after every operation the sequences must match
    and constructed - destroyed values must equal the model's live values.
-   RT_OWN owns a malloc'd buffer and checks in every hook that its value was
-   constructed and not destroyed since, so ASan sees a double destroy or leak.
+   Values held by buffers are live values too: recording a set of a
+   component with lifecycle hooks (into a buffer or a defer block) constructs
+   a copy in the buffer (ctor, then copy), destroyed (dtor) once its command
+   applies or drops, or when the buffer is freed unapplied. RT_OWN's copies
+   are counted as well: one when such a set is recorded, one when it applies
+   (or only one, for an immediate ecs_set). RT_OWN owns a malloc'd buffer and
+   checks in every hook that its value was constructed and not destroyed
+   since, so ASan sees a double destroy or leak.
 
    The model never predicts handle values: it maps the handles the library
    returns to model slots. Defer mode's ecs_create gives the final handle.
@@ -101,6 +107,7 @@ _Static_assert(28 + sizeof(rt_own) <= 52, "rt_own overlaps rt_64 in the model");
 #define RT_OWN 5
 #define RT_PAT 3
 #define RT_EVENTS (1u << 2 | 1u << RT_OWN | 1u << 9)
+#define RT_LIFE (1u << RT_PAT | 1u << RT_OWN)   /* ids with lifecycle hooks */
 enum { RT_EV_ADD, RT_EV_SET, RT_EV_REMOVE };
 
 /* Fixed queries as {model id, oper, access}; query 0 has no terms. */
@@ -186,6 +193,7 @@ struct rt {
     rt_log got, want;          /* hook calls since the last rt_events_check */
     long made[RT_NID], unmade[RT_NID], copies, want_copies;
     uint32_t nval[RT_NID];     /* the model's live values (or tags) of each id */
+    long held[RT_NID];         /* values held by the model lists' unapplied set commands */
     char hook_err[256];        /* the first thing a hook found wrong */
 };
 
@@ -234,6 +242,14 @@ static void rt_has_error_text(rt *r) {
     RT_EXPECT(msg && *msg, "a failed call left no ecs_last_error text");
 }
 static size_t rt_lo(int k) { return k == RT_OWN ? RT_OWN_B : 0; }   /* the model keeps [lo, size) */
+/* Random bytes for a value given to ecs_set or ecs_cmd_set. For RT_OWN they
+   are not a constructed value: buf gets the 0xDD bytes a dtor leaves, so a
+   hook that takes it for one (a dtor or move of a value the buffer did not
+   construct) says so instead of following a random pointer. */
+static void rt_raw_value(rt *r, int k, unsigned char *v, size_t n) {
+    rt_fill(r, v, n);
+    if (k == RT_OWN) memset(v, 0xDD, RT_OWN_B);
+}
 static uint64_t rt_mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
 
 /* ---- hooks: they record what they see and never leave the library early --- */
@@ -292,8 +308,10 @@ static void rt_own_dtor(void *p, int n, void *ctx) {
     }
     h->r->unmade[h->k] += n;
 }
-/* src is any value given to ecs_set (the test's random bytes, any
-   alignment): only its b is taken, as bytes. */
+/* src is any value given to ecs_set or ecs_cmd_set (the test's random
+   bytes, any alignment; a recorded one's buf poisoned, see rt_raw_value),
+   or when a recorded set applies the copy its buffer holds (a constructed
+   rt_own): only its b is taken, as bytes. */
 static void rt_own_copy(void *dst, const void *src, int n, void *ctx) {
     rt_hctx *h = (rt_hctx *)ctx;
     rt_own *d = (rt_own *)dst;
@@ -607,11 +625,12 @@ static void rt_events_check(rt *r) {
     r->got.n = r->want.n = 0;
     static const int life[2] = {RT_PAT, RT_OWN};
     for (int i = 0; i < 2; i++)
-        RT_EXPECT(r->made[life[i]] - r->unmade[life[i]] == (long)r->nval[life[i]], "id %d: %ld values "
-                  "constructed, %ld destroyed, the model has %u", life[i], r->made[life[i]],
-                  r->unmade[life[i]], r->nval[life[i]]);
-    RT_EXPECT(r->copies == r->want_copies, "%ld copies of rt_own values, the model expects %ld",
-              r->copies, r->want_copies);
+        RT_EXPECT(r->made[life[i]] - r->unmade[life[i]] == (long)r->nval[life[i]] + r->held[life[i]],
+                  "id %d: %ld values constructed, %ld destroyed, the model has %u live in entities and "
+                  "%ld held by command buffers", life[i], r->made[life[i]], r->unmade[life[i]],
+                  r->nval[life[i]], r->held[life[i]]);
+    RT_EXPECT(r->copies == r->want_copies, "%ld copies of rt_own values, the model expects %ld (one per "
+              "set applied, one per set of it recorded)", r->copies, r->want_copies);
 }
 static void rt_check_count(rt *r) {
     size_t n = ecs_count(r->w);
@@ -639,8 +658,25 @@ static int rt_list_pend(rt_list *L, ecs_entity p) {
     return (int)L->np++;
 }
 static void rt_list_free(rt_list *L) { free(L->c); free(L->ph); free(L->pslot); }
+/* A set of a component with lifecycle hooks: its buffer holds a constructed
+   copy of the value from recording until the command applies or drops. */
+static int rt_holds(const rt_cmd *c) { return c->kind == RT_SET && (RT_LIFE >> c->k & 1); }
+/* c was recorded in L: a held value is constructed and copied into (ctor,
+   copy) at once. */
+static void rt_list_record(rt *r, rt_list *L, const rt_cmd *c) {
+    rt_list_push(L, c);
+    if (!rt_holds(c)) return;
+    r->held[c->k]++;
+    r->want_copies += c->k == RT_OWN;
+}
+/* L's buffer was freed unapplied: what it held is destroyed. */
+static void rt_list_discard(rt *r, rt_list *L) {
+    for (size_t i = 0; i < L->n; i++) if (rt_holds(&L->c[i])) r->held[L->c[i].k]--;
+    rt_list_clear(L);
+}
 
-/* Applies commands [from, to) of L to the model; returns how many drop. */
+/* Applies commands [from, to) of L to the model; returns how many drop. A
+   set's held value is destroyed after it applies, or when it drops. */
 static size_t rt_simulate(rt *r, rt_list *L, size_t from, size_t to) {
     size_t dropped = 0;
     r->in_sim = 1;
@@ -650,6 +686,7 @@ static size_t rt_simulate(rt *r, rt_list *L, size_t from, size_t to) {
             L->pslot[c->pend] = (int32_t)rt_slot_new(r, c->named ? L->ph[c->pend] : 0);
             continue;
         }
+        if (rt_holds(c)) r->held[c->k]--;
         int32_t s = c->pend >= 0 ? L->pslot[c->pend] : rt_hget(r, c->h);
         if (s < 0 || !r->alive[s]) { dropped++; continue; }
         switch (c->kind) {
@@ -838,7 +875,7 @@ static void rt_record(rt *r, rt_list *L, ecs_commands *c, ecs_entity forced) {
         RT_EXPECT(p != 0, "%s returned 0", c ? "ecs_cmd_create" : "ecs_create (deferred)");
         cmd.pend = rt_list_pend(L, p);
         cmd.named = !c;
-        rt_list_push(L, &cmd);
+        rt_list_record(r, L, &cmd);
         return;
     }
     ecs_entity e = cmd.pend >= 0 ? L->ph[cmd.pend] : cmd.h, pe = 0;
@@ -857,7 +894,7 @@ static void rt_record(rt *r, rt_list *L, ecs_commands *c, ecs_entity forced) {
         res = c ? ecs_cmd_set_parent(c, e, pe) : ecs_set_parent(w, e, pe);
         break;
     default:
-        rt_fill(r, tmp, sizeof r->scribble);
+        rt_raw_value(r, cmd.k, tmp, sizeof r->scribble);
         memcpy(cmd.v, tmp, sizeof cmd.v);
         if (!rt_is_comp(cmd.k) && rt_below(r, 2)) v = NULL;
         res = c ? ecs_cmd_set(c, e, id, v) : ecs_set(w, e, id, v);
@@ -874,7 +911,7 @@ static void rt_record(rt *r, rt_list *L, ecs_commands *c, ecs_entity forced) {
               c ? "ecs_cmd_" : "deferred ecs_", names[cmd.kind],
               cmd.pend >= 0 ? "pending" : dead ? "dead" : "live", RT_H(e), cmd.k, RT_H(pe),
               ecs_result_str(res), ecs_result_str(want));
-    if (res == ECS_OK) rt_list_push(L, &cmd);
+    if (res == ECS_OK) rt_list_record(r, L, &cmd);
     else rt_has_error_text(r);
 }
 
@@ -1064,7 +1101,7 @@ static int rt_probe(rt *r, uint16_t bm, int count, const uint32_t *slots, ecs_co
             rt_cmd c0, c1, c2;
             memset(&c0, 0, sizeof c0);
             c0.kind = RT_SET; c0.k = k3; c0.pend = -1; c0.h = r->hnd[s3];
-            rt_fill(r, c0.v, sizeof c0.v);
+            rt_raw_value(r, k3, c0.v, sizeof c0.v);
             c1 = c0; c1.kind = RT_DESTROY; c1.h = e;
             c2 = c0; c2.kind = RT_ADD; c2.k = (int)rt_below(r, RT_NID);
             *pc = ecs_commands_new(w);
@@ -1073,7 +1110,7 @@ static int rt_probe(rt *r, uint16_t bm, int count, const uint32_t *slots, ecs_co
             RT_EXPECT(ecs_cmd_set(*pc, c0.h, r->id[c0.k], c0.v) == ECS_OK, "ecs_cmd_set");
             RT_EXPECT(ecs_cmd_destroy(*pc, c1.h) == ECS_OK, "ecs_cmd_destroy");
             RT_EXPECT(ecs_cmd_add(*pc, c2.h, r->id[c2.k]) == ECS_OK, "ecs_cmd_add");
-            rt_list_push(P, &c0); rt_list_push(P, &c1); rt_list_push(P, &c2);
+            rt_list_record(r, P, &c0); rt_list_record(r, P, &c1); rt_list_record(r, P, &c2);
             res = ecs_commands_apply(w, *pc);
             RT_EXPECT(res == ECS_ERR_BUSY, "applying a buffer that destroys a row of the iterated "
                       "table = %s", ecs_result_str(res));
@@ -1484,9 +1521,10 @@ static void rt_op_cmds(rt *r) {
             RT_EXPECT(res == ECS_ERR_ARG, "recording another buffer's pending handle = %s", ecs_result_str(res));
         } else rt_record(r, L, r->cbs, 0);
     }
-    if (rt_below(r, 25) == 0) {   /* freed unapplied: nothing happens */
+    if (rt_below(r, 25) == 0) {   /* freed unapplied: nothing happens but held values' dtors */
         ecs_commands_free(r->cbs);
         r->cbs = NULL;
+        rt_list_discard(r, L);
         rt_check_count(r);
         return;
     }
@@ -1509,7 +1547,7 @@ static void rt_op_cmd_long(rt *r, int apply) {
     if (rt_below(r, 12) == 0) {
         ecs_commands_free(r->cbl);
         r->cbl = NULL;
-        rt_list_clear(&r->Ll);
+        rt_list_discard(r, &r->Ll);
         rt_check_count(r);
         return;
     }
@@ -1734,7 +1772,8 @@ static void rt_free(rt *r) {
     free(r);
 }
 
-/* ecs_world_free runs on_remove, then dtor, for every live value. */
+/* ecs_world_free runs on_remove, then dtor, for every live value, and dtor
+   for the values its buffers still hold. */
 static void rt_check_free(rt *r) {
     static const char *const names[] = {"on_add", "on_set", "on_remove"};
     uint32_t want = 0;

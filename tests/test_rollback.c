@@ -11,6 +11,7 @@
    resources), and its "random" numbers come from entity handles and values,
    so a snapshot holds all of it. Sizes and frames shrink with --scale. */
 #include "test.h"
+#include <stdatomic.h>
 #include <stdint.h>
 
 typedef struct { int32_t x, y; } rb_pos;
@@ -39,10 +40,11 @@ static uint64_t rb_mix(uint64_t x) {
 static char rb_labels[8][12] = {"scout", "miner", "warden", "smith", "herald", "tiller", "archer", "seer"};
 
 /* ---- the owning component's hooks: counted, and logged in order ---------- */
-/* Values are constructed, copied and destroyed, and event hooks run, on
-   thread 0 only (the ecs_progress caller applies commands), so plain
-   counters do. */
-static long rb_ctor_n, rb_dtor_n, rb_add_n, rb_set_n, rb_remove_n;
+/* Event hooks run on thread 0 only (the ecs_progress caller applies
+   commands), so plain counters do; a value a system records is constructed
+   and copied on the recording thread, so those counters are atomic. */
+static _Atomic long rb_ctor_n, rb_dtor_n;
+static long rb_add_n, rb_set_n, rb_remove_n;
 static uint64_t rb_log;   /* on_add / on_set / on_remove, in call order */
 
 static uint64_t rb_str_hash(const char *s) {
@@ -503,7 +505,7 @@ static bool rb_frames(rb_world *x, long from, long to, uint64_t *hashes) {
 /* Hook calls are counted globally: constructed - destroyed must equal the
    values alive in the worlds and snapshots that exist. */
 #define RB_BALANCED(held) CHECKF(rb_ctor_n - rb_dtor_n == (held), \
-    "constructed %ld - destroyed %ld != %ld values held", rb_ctor_n, rb_dtor_n, (long)(held))
+    "constructed %ld - destroyed %ld != %ld values held", (long)rb_ctor_n, (long)rb_dtor_n, (long)(held))
 
 static void rb_reset_counts(void) {
     rb_ctor_n = rb_dtor_n = rb_add_n = rb_set_n = rb_remove_n = 0;
@@ -613,8 +615,8 @@ TEST(sched_rollback_exact) {
         ecs_snapshot_free(s);
         RB_BALANCED(rb_named(&x));
         ecs_world_free(x.w);
-        CHECKF(rb_ctor_n == rb_dtor_n, "%d threads: constructed %ld, destroyed %ld", threads[t], rb_ctor_n,
-               rb_dtor_n);
+        CHECKF(rb_ctor_n == rb_dtor_n, "%d threads: constructed %ld, destroyed %ld", threads[t], (long)rb_ctor_n,
+               (long)rb_dtor_n);
         if (!ok) break;
     }
     free(ha);
@@ -724,7 +726,7 @@ TEST(sched_rollback_save_file) {
         RB_BALANCED(rb_named(&x) + rb_named(&y));
         ecs_world_free(y.w);
         ecs_world_free(x.w);
-        CHECKF(rb_ctor_n == rb_dtor_n, "constructed %ld, destroyed %ld", rb_ctor_n, rb_dtor_n);
+        CHECKF(rb_ctor_n == rb_dtor_n, "constructed %ld, destroyed %ld", (long)rb_ctor_n, (long)rb_dtor_n);
         if (!ok) break;
     }
     free(ha);

@@ -218,6 +218,90 @@ TEST(sched_chunked_system_own_rows_only) {
     free(c);
     ecs_world_free(w);
 }
+
+/* Both neighbours of every chunk boundary: a batch's first and last rows are
+   its own, the rows just before and after it (same table) are another
+   chunk's, for get, get_mut and set alike. Tables of 10, 7 and 13 rows in
+   chunks of 4. */
+#define CB_ROWS 30
+typedef struct cb_ctx {
+    ecs_id pos;
+    ecs_entity rows[CB_ROWS];   /* the matched entities in table, then row order */
+    int table_of[CB_ROWS];
+    _Atomic long batches, own_ok, neighbours, refused;
+} cb_ctx;
+static void cb_fn(ecs_iter *it) {
+    cb_ctx *c = (cb_ctx *)it->ctx;
+    sf_pos *p = ECS_FIELD(it, sf_pos, 0);
+    for (int i = 0; i < it->count; i++) p[i].y += 1;
+    int first = 0;
+    while (first < CB_ROWS && c->rows[first] != it->entities[0]) first++;
+    if (first == CB_ROWS) return;   /* an unknown batch: the batch count tells */
+    atomic_fetch_add(&c->batches, 1);
+    int last = first + it->count - 1;
+    atomic_fetch_add(&c->own_ok, (ecs_get_mut(it->world, c->rows[first], c->pos) != NULL) +
+                                 (ecs_get_mut(it->world, c->rows[last], c->pos) != NULL));
+    int next[2] = {first - 1, last + 1};
+    for (int k = 0; k < 2; k++) {
+        int r = next[k];
+        if (r < 0 || r >= CB_ROWS || c->table_of[r] != c->table_of[first]) continue;
+        atomic_fetch_add(&c->neighbours, 1);
+        void *mut = ecs_get_mut(it->world, c->rows[r], c->pos);
+        const void *get = ecs_get(it->world, c->rows[r], c->pos);
+        ecs_result set = ecs_set(it->world, c->rows[r], c->pos, &(sf_pos){-1, -1});
+        if (!mut && !get && set == ECS_ERR_ACCESS) atomic_fetch_add(&c->refused, 1);
+    }
+}
+TEST(sched_chunked_system_batch_bounds) {
+    static const int threads[4] = {1, 2, 3, 8};
+    for (int t = 0; t < 4; t++) {
+        ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads[t]});
+        REQUIRE(w);
+        cb_ctx *c = (cb_ctx *)calloc(1, sizeof *c);
+        REQUIRE(c);
+        TEST_HG_IGNORE(c, sizeof *c);
+        c->pos = ECS_COMPONENT(w, sf_pos);
+        ecs_id ids[3] = {c->pos, ECS_TAG(w, TagA), ECS_TAG(w, TagB)};
+        CHECK_EQ_INT(ecs_create_many(w, 10, ids, 1, NULL), ECS_OK);
+        CHECK_EQ_INT(ecs_create_many(w, 7, ids, 2, NULL), ECS_OK);
+        ids[1] = ids[2];
+        CHECK_EQ_INT(ecs_create_many(w, 13, ids, 2, NULL), ECS_OK);
+        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c->pos, ECS_WRITE, ECS_AND}}});
+        REQUIRE(q);
+        int n = 0, table = 0;
+        for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it); table++) {
+            sf_pos *p = ECS_FIELD(&it, sf_pos, 0);
+            for (int i = 0; i < it.count && n < CB_ROWS; i++, n++) {
+                c->rows[n] = it.entities[i];
+                c->table_of[n] = table;
+                p[i] = (sf_pos){(float)n, 0};
+            }
+        }
+        ecs_query_free(q);
+        REQUIRE(n == CB_ROWS && table == 3);
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Bounds", .fn = cb_fn, .ctx = c,
+            .chunk_size = 4, .terms = {{c->pos, ECS_WRITE, ECS_AND}}}));
+        const int frames = 3;
+        for (int f = 0; f < frames; f++) {
+            CHECK_EQ_INT(ecs_progress(w, 0), ECS_ERR_ACCESS);   /* the refusals are reported */
+            CHECKF(strstr(ecs_last_error(w), "\"Bounds\" is chunked") != NULL, "%s", ecs_last_error(w));
+        }
+        /* per frame: 3 + 2 + 4 batches, 2 + 1 + 3 boundaries with two neighbours each */
+        CHECK_EQ_INT(atomic_load(&c->batches), 9 * frames);
+        CHECK_EQ_INT(atomic_load(&c->own_ok), 2 * 9 * frames);
+        CHECK_EQ_INT(atomic_load(&c->neighbours), 12 * frames);
+        CHECKF(atomic_load(&c->refused) == 12 * frames, "threads %d: %ld of %d neighbour accesses refused",
+               threads[t], (long)atomic_load(&c->refused), 12 * frames);
+        int changed = 0;   /* the refused sets wrote nothing; each row was written by its own batch */
+        for (int r = 0; r < CB_ROWS; r++) {
+            const sf_pos *p = (const sf_pos *)ecs_get(w, c->rows[r], c->pos);
+            changed += !p || p->x != (float)r || p->y != (float)frames;
+        }
+        CHECKF(changed == 0, "threads %d: %d rows changed", threads[t], changed);
+        free(c);
+        ecs_world_free(w);
+    }
+}
 #endif
 
 /* ---- 4. ECS_FIELD sizes and check_reads ------------------------------------------ */
@@ -363,6 +447,7 @@ void suite_safety(void) {
     RUN(sched_nested_query_must_be_declared);
 #if ECS_CHECK_ACCESS
     RUN(sched_chunked_system_own_rows_only);
+    RUN(sched_chunked_system_batch_bounds);
 #endif
     RUN(query_field_size_checked);
     RUN(sched_check_reads);

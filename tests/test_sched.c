@@ -727,6 +727,52 @@ TEST(sched_no_conflicting_overlap) {
     }
 }
 
+/* INSERTION orders conflicting systems along registration order past the
+   64 systems of one bitset word: 130 systems that all write one id form a
+   chain, and run one at a time in that order on any thread count. */
+#define IC_SYSTEMS 130
+static struct { int order[IC_SYSTEMS], n; } ic_log;   /* systems in the order they ran */
+static void ic_fn(ecs_iter *it) {
+    if (ic_log.n < IC_SYSTEMS) ic_log.order[ic_log.n] = *(const int *)it->ctx;
+    ic_log.n++;
+}
+TEST(sched_insertion_chain_past_64_systems) {
+    static int index[IC_SYSTEMS];
+    static char names[IC_SYSTEMS][16];
+    long frames = test_scaled(4, 2);
+    for (int k = 0; k < 4; k++) {
+        ecs_world *w = sched_world(thread_counts[k], ECS_ORDER_INSERTION);
+        REQUIRE(w);
+        ecs_id pos = ecs_component(w, "Pos", sizeof(int), 0);
+        CHECK_EQ_INT(ecs_create_many(w, 1, &pos, 1, NULL), ECS_OK);
+        ecs_system s[IC_SYSTEMS];
+        for (int i = 0; i < IC_SYSTEMS; i++) {
+            index[i] = i;
+            snprintf(names[i], sizeof names[i], "ic%d", i);
+            s[i] = ecs_system_add(w, &(ecs_system_desc){.name = names[i], .fn = ic_fn, .ctx = &index[i],
+                .terms = {{pos, ECS_WRITE, ECS_AND}}});
+            REQUIRE(s[i]);
+        }
+        CHECK_EQ_INT(ecs_validate(w, NULL), ECS_OK);
+        int unordered = 0;
+        for (int i = 0; i < IC_SYSTEMS; i++)
+            for (int j = i + 1; j < IC_SYSTEMS; j++)
+                if ((!ecs_system_precedes(w, s[i], s[j]) || ecs_system_precedes(w, s[j], s[i])) && !unordered++)
+                    fprintf(stderr, "  ic%d does not precede ic%d\n", i, j);
+        CHECKF(unordered == 0, "%d pairs out of registration order", unordered);
+        for (long f = 0; f < frames; f++) {
+            ic_log.n = 0;
+            CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
+            CHECK_EQ_INT(ic_log.n, IC_SYSTEMS);
+            int at = 0;   /* the first place out of order */
+            while (at < ic_log.n && at < IC_SYSTEMS && ic_log.order[at] == at) at++;
+            CHECKF(at == IC_SYSTEMS, "%d threads, frame %ld: place %d ran ic%d", thread_counts[k], f, at,
+                   at < ic_log.n && at < IC_SYSTEMS ? ic_log.order[at] : -1);
+        }
+        ecs_world_free(w);
+    }
+}
+
 /* MAIN_THREAD systems run on thread 0, the OS thread that called
    ecs_progress; the others run on threads 0 .. threads - 1, and a thread
    index always belongs to the same OS thread. */
@@ -2046,6 +2092,7 @@ void suite_sched(void) {
     RUN(sched_determinism);
     RUN(sched_chunk_coverage);
     RUN(sched_no_conflicting_overlap);
+    RUN(sched_insertion_chain_past_64_systems);
     RUN(sched_main_thread_on_thread_0);
     RUN(sched_exclusive_runs_alone);
     RUN(sched_exclusive_sees_tables_it_adds);
