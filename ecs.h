@@ -3032,15 +3032,20 @@ static bool ecs__cmd_data_grow(ecs_world *w, ecs_commands *c, size_t cap) {
 }
 
 /* Room for a value of size bytes aligned to align (hooks read it as its
-   type): its offset in c->data, or ECS__NONE when memory runs out. */
-static uint32_t ecs__cmd_value(ecs_world *w, ecs_commands *c, uint32_t size, uint32_t align) {
+   type): its offset in c->data, or ECS__NONE when memory runs out. Inline:
+   the buffer has room; the growth is out of line. */
+static uint32_t ecs__cmd_value_grow(ecs_world *w, ecs_commands *c, uint32_t size, uint32_t at);
+static inline uint32_t ecs__cmd_value(ecs_world *w, ecs_commands *c, uint32_t size, uint32_t align) {
     uint32_t at = (c->data_size + (align ? align - 1 : 0)) & ~(align ? align - 1 : 0);
-    if ((size_t)at + size > c->data_cap) {
-        size_t cap = c->data_cap ? (size_t)c->data_cap * 2 : 256;
-        while (cap < (size_t)at + size) cap *= 2;
-        if (!ecs__cmd_data_grow(w, c, cap)) return ECS__NONE;
-        c->data_cap = (uint32_t)(cap < UINT32_MAX ? cap : UINT32_MAX);
-    }
+    if (ECS__UNLIKELY((size_t)at + size > c->data_cap)) return ecs__cmd_value_grow(w, c, size, at);
+    c->data_size = at + size;
+    return at;
+}
+ECS__NOINLINE uint32_t ecs__cmd_value_grow(ecs_world *w, ecs_commands *c, uint32_t size, uint32_t at) {
+    size_t cap = c->data_cap ? (size_t)c->data_cap * 2 : 256;
+    while (cap < (size_t)at + size) cap *= 2;
+    if (!ecs__cmd_data_grow(w, c, cap)) return ECS__NONE;
+    c->data_cap = (uint32_t)(cap < UINT32_MAX ? cap : UINT32_MAX);
     c->data_size = at + size;
     return at;
 }
@@ -3053,9 +3058,14 @@ ECS__COLD ecs_result ecs__busy_applying(ecs_world *w, const char *fn) {
                      "the immediate call (a hook's structural calls are deferred to right after its change)", fn);
 }
 
+/* A plain set command's value, as bytes (out of line: inlined into a
+   caller's own code, the sizes it does not have would draw warnings). */
+ECS__NOINLINE void ecs__cmd_bytes(unsigned char *cell, const void *value, uint32_t size) {
+    ecs__cell_copy(cell, (const unsigned char *)value, size);
+}
 /* A set command's value of a component with lifecycle hooks: a
    constructed copy (ctor, then copy), so the caller's value may die right
-   after the call. (Plain values are copied as bytes.) */
+   after the call. */
 ECS__NOINLINE void ecs__cmd_hold(ecs_commands *c, const ecs__idinfo *in, unsigned char *cell, const void *value) {
     ecs__construct(in, cell, 1);
     ecs__assign(in, cell, value);
@@ -3085,7 +3095,7 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
                          "one has %u bytes, \"%s\" adds %u); apply it first", fn,
                          (unsigned)c->data_size, w->ids[id].name, (unsigned)size);
     uint32_t at = 0;
-    if (!ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
+    if ((ECS__UNLIKELY(c->count == c->cap) && !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1)) ||
         (size && (at = ecs__cmd_value(w, c, size, w->ids[id].align)) == ECS__NONE))
         return ecs__cmd_oom(w, fn);
     ecs__cmd *cmd = &c->cmds[c->count++];
@@ -3093,7 +3103,7 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
     if (size) {
         const ecs__idinfo *in = &w->ids[id];
         if (ECS__UNLIKELY(in->lifecycle)) ecs__cmd_hold(c, in, c->data + at, value);
-        else memcpy(c->data + at, value, size);
+        else ecs__cmd_bytes(c->data + at, value, size);
     }
     return ECS_OK;
 }
@@ -3341,6 +3351,37 @@ ECS_API ecs_entity ecs_create(ecs_world *w) {
     return ecs__create(w, "ecs_create");
 }
 
+/* ecs_create_many(_values) in defer mode: the creates and sets recorded, all
+   or nothing (on failure the buffer and the slots are cut back). */
+ECS__NOINLINE ecs_result ecs__create_many_deferred(ecs_world *w, const char *fn, size_t n, const ecs_id *ids,
+                                                   size_t id_count, const void *const *values, ecs_entity *out) {
+    ecs_commands *c = ecs__defer_buf(w);
+    uint32_t count = c->count, head = w->free_head, slots = w->record_count;
+    for (size_t i = 0; i < n; i++) {
+        ecs_entity e = ecs__defer_create(w, fn);
+        bool ok = e != 0;
+        for (size_t k = 0; ok && k < id_count; k++)
+            ok = values && values[k] && w->ids[ids[k]].size
+               ? !ecs_cmd_set(c, e, ids[k], (const unsigned char *)values[k] + i * w->ids[ids[k]].size)
+               : !ecs_cmd_add(c, e, ids[k]);
+        if (!ok) {
+            for (uint32_t k = count; k < c->count; k++) {   /* slots back in their old order */
+                if (c->cmds[k].op != ECS__CMD_CREATE) continue;
+                uint32_t s = ecs__index(c->cmds[k].e);
+                w->records[s].table = ECS__NONE;
+                if (s < slots) w->free_count++;
+            }
+            w->free_head = head;
+            w->record_count = slots;
+            ecs__commands_drop(w, c, count);
+            c->count = count;
+            return ECS__OOM(w, fn);
+        }
+        if (out) out[i] = e;
+    }
+    return ECS_OK;
+}
+
 /* ecs_create_many and ecs_create_many_values (values may be NULL). */
 static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const ecs_id *ids, size_t id_count,
                                    const void *const *values, ecs_entity *out) {
@@ -3355,33 +3396,7 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
                 return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is listed twice", fn, w->ids[ids[i]].name);
     }
     if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);   /* before the shared scratch */
-    if (ecs__deferring(w)) {   /* all or nothing: on failure cut back buffer and slots */
-        ecs_commands *c = ecs__defer_buf(w);
-        uint32_t count = c->count, head = w->free_head, slots = w->record_count;
-        for (size_t i = 0; i < n; i++) {
-            ecs_entity e = ecs__defer_create(w, fn);
-            bool ok = e != 0;
-            for (size_t k = 0; ok && k < id_count; k++)
-                ok = values && values[k] && w->ids[ids[k]].size
-                   ? !ecs_cmd_set(c, e, ids[k], (const unsigned char *)values[k] + i * w->ids[ids[k]].size)
-                   : !ecs_cmd_add(c, e, ids[k]);
-            if (!ok) {
-                for (uint32_t k = count; k < c->count; k++) {   /* slots back in their old order */
-                    if (c->cmds[k].op != ECS__CMD_CREATE) continue;
-                    uint32_t s = ecs__index(c->cmds[k].e);
-                    w->records[s].table = ECS__NONE;
-                    if (s < slots) w->free_count++;
-                }
-                w->free_head = head;
-                w->record_count = slots;
-                ecs__commands_drop(w, c, count);
-                c->count = count;
-                return ECS__OOM(w, fn);
-            }
-            if (out) out[i] = e;
-        }
-        return ECS_OK;
-    }
+    if (ecs__deferring(w)) return ecs__create_many_deferred(w, fn, n, ids, id_count, values, out);
     if (!ECS__RESERVE(w, w->scratch, w->scratch_cap, id_count ? id_count : 1))
         return ECS__OOM(w, fn);
     uint32_t m = 0;   /* sorted, without duplicates */
