@@ -17,7 +17,16 @@ PORT_EXAMPLES := quickstart hooks rollback showcase
 
 .PHONY: test-ports test-cxx-impl test-mingw test-wasm test-m32 test-tcc
 PORTBINS := $(BUILD)/tests_cxximpl $(BUILD)/tests_mingw.exe $(BUILD)/tests_mingw_il.exe $(BUILD)/tests_wasm.js \
-            $(BUILD)/tests_wasm_mt.js $(BUILD)/tests_m32
+            $(BUILD)/tests_wasm_mt.js $(BUILD)/tests_m32 $(PORT_EXAMPLES:%=$(BUILD)/ex_%.exe) \
+            $(PORT_EXAMPLES:%=$(BUILD)/ex_%.js) $(PORT_EXAMPLES:%=$(BUILD)/ex_%.tcc)
+
+# The examples of each port (these patterns win over the native $(BUILD)/ex_%).
+$(BUILD)/ex_%.exe: examples/%.c ecs.h | $(BUILD)
+	$(MINGW) $(MINGWFLAGS) -I. -o $@ $<
+$(BUILD)/ex_%.js: examples/%.c ecs.h | $(BUILD)
+	$(EMCC) $(EMFLAGS) -I. -o $@ $<
+$(BUILD)/ex_%.tcc: examples/%.c ecs.h | $(BUILD)
+	tcc -std=c11 -Wall -Werror -I. -o $@ $< -lm
 
 test-ports: test-cxx-impl test-mingw test-wasm test-m32 test-tcc
 
@@ -38,13 +47,12 @@ $(BUILD)/tests_mingw.exe: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	$(MINGW) $(MINGWFLAGS) -o $@ $(TESTSRC)
 $(BUILD)/tests_mingw_il.exe: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	$(MINGW) $(MINGWFLAGS) -DECS_USE_INTERLOCKED -o $@ $(TESTSRC)
-test-mingw: $(BUILD)/tests_mingw.exe $(BUILD)/tests_mingw_il.exe
+test-mingw: $(BUILD)/tests_mingw.exe $(BUILD)/tests_mingw_il.exe $(PORT_EXAMPLES:%=$(BUILD)/ex_%.exe)
 	@echo "== MinGW-w64 (Win32 threads, __atomic), every test, under Wine"
 	$(WINE) $(BUILD)/tests_mingw.exe | tee -a $(BUILD)/summary
 	@echo "== MinGW-w64 with MSVC's _Interlocked atomics, scheduler tests, under Wine"
 	$(WINE) $(BUILD)/tests_mingw_il.exe -f sched_ | tee -a $(BUILD)/summary
 	@echo "== MinGW-w64 examples under Wine"
-	for e in $(PORT_EXAMPLES); do $(MINGW) $(MINGWFLAGS) -I. -o $(BUILD)/ex_$$e.exe examples/$$e.c || exit 1; done
 	cd $(BUILD) && $(WINE) ./ex_quickstart.exe > /dev/null && $(WINE) ./ex_hooks.exe > /dev/null \
 		&& $(WINE) ./ex_rollback.exe > /dev/null && $(WINE) ./ex_showcase.exe 10 > /dev/null
 
@@ -52,13 +60,12 @@ $(BUILD)/tests_wasm.js: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	$(EMCC) $(EMFLAGS) -o $@ $(TESTSRC)
 $(BUILD)/tests_wasm_mt.js: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	$(EMCC) $(EMFLAGS) -pthread -sPTHREAD_POOL_SIZE=8 -sENVIRONMENT=node,worker -Wno-pthreads-mem-growth -o $@ $(TESTSRC)
-test-wasm: $(BUILD)/tests_wasm.js $(BUILD)/tests_wasm_mt.js
+test-wasm: $(BUILD)/tests_wasm.js $(BUILD)/tests_wasm_mt.js $(PORT_EXAMPLES:%=$(BUILD)/ex_%.js)
 	@echo "== Emscripten (wasm32, no threads), every test at reduced scale, under node"
 	timeout 1800 node $< --scale 20 | tee -a $(BUILD)/summary   # (no per-test limit under node)
 	@echo "== Emscripten with -pthread (pool of 8), scheduler tests at reduced scale, under node"
 	timeout 1800 node $(BUILD)/tests_wasm_mt.js -f sched_ --scale 20 | tee -a $(BUILD)/summary
 	@echo "== Emscripten examples under node"
-	for e in $(PORT_EXAMPLES); do $(EMCC) $(EMFLAGS) -I. -o $(BUILD)/ex_$$e.js examples/$$e.c || exit 1; done
 	cd $(BUILD) && node ex_quickstart.js > /dev/null && node ex_hooks.js > /dev/null \
 		&& node ex_rollback.js > /dev/null && node ex_showcase.js 10 > /dev/null
 
@@ -68,8 +75,7 @@ test-m32: $(BUILD)/tests_m32
 	@echo "== gcc -m32 -O2 -DNDEBUG (i386)"
 	$< | tee -a $(BUILD)/summary
 
-test-tcc: | $(BUILD)
+test-tcc: $(PORT_EXAMPLES:%=$(BUILD)/ex_%.tcc)
 	@echo "== tcc (no atomics: one thread, chosen by ecs.h), the examples"
-	for e in $(PORT_EXAMPLES); do tcc -std=c11 -Wall -Werror -I. -o $(BUILD)/ex_$$e.tcc examples/$$e.c -lm || exit 1; done
 	cd $(BUILD) && ./ex_quickstart.tcc > /dev/null && ./ex_hooks.tcc > /dev/null \
 		&& ./ex_rollback.tcc > /dev/null && ./ex_showcase.tcc 10 > /dev/null
