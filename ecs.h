@@ -4734,9 +4734,16 @@ typedef struct ecs__comps {       /* strongly connected components, sinks first 
 typedef struct ecs__build {       /* one stage's temporaries */
     ecs_world *w;
     ecs__stage_graph *sg;
+    ecs_stage st;
+    uint32_t *compact;            /* id -> compact id; ECS__NONE between stages */
     uint32_t *sys;                /* global index of each local system */
     uint32_t m, words;
-    uint32_t *dout_at, *dout, *din_at, *din;   /* declared edges */
+    uint64_t *dpairs, *ipairs;    /* declared edges, independent pairs (both ways): from << 32 | to */
+    uint32_t *deid, dn, in;       /* each declared pair's edge in the graph */
+    uint32_t *dout_at, *dout, *dout_eid, *din_at, *din;   /* declared edges */
+    ecs__comps dc, fc;            /* components of the declared and of the final graph */
+    uint32_t *fout_at, *fout, *fout_eid, *fin_at, *fin, fn;   /* the final graph */
+    uint64_t *ddesc;              /* declared reachability, rows per declared component */
     uint32_t *ind_at, *ind;       /* independent_of partners, both ways */
     uint32_t *acc_at;
     ecs__access *acc;             /* per system, sorted by compact id */
@@ -5447,101 +5454,97 @@ static bool ecs__read_note(ecs__build *b, uint32_t a, uint32_t c, uint32_t x) {
 }
 
 /* ---- one stage, from declared edges to the reduced execution graph ---- */
-static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
-    ecs__graph *g = &w->graph;
-    ecs__stage_graph *sg = &g->stages[st];
-    ecs__build b;
-    memset(&b, 0, sizeof b);
-    b.w = w;
-    b.sg = sg;
-    b.sys = g->order + sg->first;   /* registration order until the run order is known */
-    b.m = sg->count;
-    b.words = sg->words = ecs__words(sg->count);
-    if (!b.m) return true;
-    uint32_t m = b.m, W = b.words;
-    bool ok = false;
-    /* declared up here: the error paths jump over the steps (C++ forbids
-       jumping past an initialisation) */
-    uint32_t *dout_eid = NULL, ids = 1, total = 0, filters = 0, xn = 0, fn = 0;
-    uint32_t *fout_at = NULL, *fout = NULL, *fout_eid = NULL, *fin_at = NULL, *fin = NULL;
-    uint32_t *dist = NULL, *prev = NULL, *queue = NULL;
-    uint64_t *ddesc = NULL, *sorted = NULL;
-
-    /* declared edges and independent pairs inside the stage, as local pairs */
-    uint32_t dn = 0, in = 0;
+/* Step 1: the declared edges and independent pairs inside the stage, as
+   pairs of registration-order local indices. */
+static bool ecs__build_declared(ecs__build *b) {
+    ecs_world *w = b->w;
+    const ecs__graph *g = &w->graph;
     for (uint32_t i = 0; i < g->edge_count; i++) {
         const ecs__edge *e = &g->edges[i];
-        if (w->systems[e->from].stage != st || w->systems[e->to].stage != st) continue;
-        if (e->kind == ECS__EDGE_DECLARED) dn++; else if (e->kind == ECS__EDGE_INDEPENDENT) in += 2;
+        if (w->systems[e->from].stage != b->st || w->systems[e->to].stage != b->st) continue;
+        if (e->kind == ECS__EDGE_DECLARED) b->dn++; else if (e->kind == ECS__EDGE_INDEPENDENT) b->in += 2;
     }
-    uint64_t *dpairs = (uint64_t *)ecs__tmp(&b, dn, 8), *ipairs = (uint64_t *)ecs__tmp(&b, in, 8);
-    uint32_t *deid = (uint32_t *)ecs__tmp(&b, dn, sizeof(uint32_t));
-    uint32_t *pos = (uint32_t *)ecs__tmp(&b, m, sizeof(uint32_t));
-    if (!dpairs || !ipairs || !deid || !pos) goto done;
-    dn = in = 0;
+    b->dpairs = (uint64_t *)ecs__tmp(b, b->dn, 8);
+    b->ipairs = (uint64_t *)ecs__tmp(b, b->in, 8);
+    b->deid = (uint32_t *)ecs__tmp(b, b->dn, sizeof(uint32_t));
+    if (!b->dpairs || !b->ipairs || !b->deid) return false;
+    b->dn = b->in = 0;
     for (uint32_t i = 0; i < g->edge_count; i++) {
         const ecs__edge *e = &g->edges[i];
-        if (w->systems[e->from].stage != st || w->systems[e->to].stage != st) continue;
+        if (w->systems[e->from].stage != b->st || w->systems[e->to].stage != b->st) continue;
         uint64_t from = g->local[e->from], to = g->local[e->to];
-        if (e->kind == ECS__EDGE_DECLARED) { deid[dn] = i; dpairs[dn++] = from << 32 | to; }
-        else if (e->kind == ECS__EDGE_INDEPENDENT) { ipairs[in++] = from << 32 | to; ipairs[in++] = to << 32 | from; }
+        if (e->kind == ECS__EDGE_DECLARED) { b->deid[b->dn] = i; b->dpairs[b->dn++] = from << 32 | to; }
+        else if (e->kind == ECS__EDGE_INDEPENDENT) {
+            b->ipairs[b->in++] = from << 32 | to;
+            b->ipairs[b->in++] = to << 32 | from;
+        }
     }
+    return true;
+}
 
-    /* the run order; from here on local indices are places in it */
-    {
-        ecs__comps dc;
-        if (!ecs__csr(&b, dpairs, dn, false, &b.dout_at, &b.dout, NULL, NULL) ||
-            !ecs__csr(&b, dpairs, dn, true, &b.din_at, &b.din, NULL, NULL) ||
-            !ecs__components(&b, b.dout_at, b.dout, &dc) ||
-            !ecs__run_order(&b, &dc, b.dout_at, b.dout, b.din_at, b.din, pos))
-            goto done;
-        uint32_t *reg = (uint32_t *)ecs__tmp(&b, m, sizeof(uint32_t));
-        if (!reg) goto done;
-        memcpy(reg, b.sys, m * sizeof *reg);
-        for (uint32_t v = 0; v < m; v++) { b.sys[pos[v]] = reg[v]; g->local[reg[v]] = pos[v]; }
-        for (uint32_t i = 0; i < dn; i++) dpairs[i] = (uint64_t)pos[dpairs[i] >> 32] << 32 | pos[(uint32_t)dpairs[i]];
-        for (uint32_t i = 0; i < in; i++) ipairs[i] = (uint64_t)pos[ipairs[i] >> 32] << 32 | pos[(uint32_t)ipairs[i]];
-        ecs__tmp_release(&b, reg);
-        ecs__tmp_release(&b, dc.of); ecs__tmp_release(&b, dc.emit); ecs__tmp_release(&b, dc.start);
-        ecs__tmp_release(&b, b.dout_at); ecs__tmp_release(&b, b.dout);
-        ecs__tmp_release(&b, b.din_at); ecs__tmp_release(&b, b.din);
-    }
-    ecs__comps dc;   /* declared components, in run order */
-    if (!ecs__csr(&b, dpairs, dn, false, &b.dout_at, &b.dout, deid, &dout_eid) ||
-        !ecs__csr(&b, dpairs, dn, true, &b.din_at, &b.din, NULL, NULL) ||
-        !ecs__csr(&b, ipairs, in, false, &b.ind_at, &b.ind, NULL, NULL) ||
-        !ecs__components(&b, b.dout_at, b.dout, &dc))
-        goto done;
+/* Step 2: the run order; from here on local indices are places in it. Then
+   the declared graph (and the independent pairs) over those places, and its
+   components. */
+static bool ecs__build_run_order(ecs__build *b) {
+    ecs__graph *g = &b->w->graph;
+    uint32_t m = b->m, dn = b->dn, in = b->in;
+    ecs__comps dc;
+    uint32_t *pos = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    if (!pos || !ecs__csr(b, b->dpairs, dn, false, &b->dout_at, &b->dout, NULL, NULL) ||
+        !ecs__csr(b, b->dpairs, dn, true, &b->din_at, &b->din, NULL, NULL) ||
+        !ecs__components(b, b->dout_at, b->dout, &dc) ||
+        !ecs__run_order(b, &dc, b->dout_at, b->dout, b->din_at, b->din, pos))
+        return false;
+    uint32_t *reg = (uint32_t *)ecs__tmp(b, m, sizeof(uint32_t));
+    if (!reg) return false;
+    memcpy(reg, b->sys, m * sizeof *reg);
+    for (uint32_t v = 0; v < m; v++) { b->sys[pos[v]] = reg[v]; g->local[reg[v]] = pos[v]; }
+    for (uint32_t i = 0; i < dn; i++) b->dpairs[i] = (uint64_t)pos[b->dpairs[i] >> 32] << 32 | pos[(uint32_t)b->dpairs[i]];
+    for (uint32_t i = 0; i < in; i++) b->ipairs[i] = (uint64_t)pos[b->ipairs[i] >> 32] << 32 | pos[(uint32_t)b->ipairs[i]];
+    ecs__tmp_release(b, reg);
+    ecs__tmp_release(b, dc.of); ecs__tmp_release(b, dc.emit); ecs__tmp_release(b, dc.start);
+    ecs__tmp_release(b, b->dout_at); ecs__tmp_release(b, b->dout);
+    ecs__tmp_release(b, b->din_at); ecs__tmp_release(b, b->din);
+    ecs__tmp_release(b, pos);
+    return ecs__csr(b, b->dpairs, dn, false, &b->dout_at, &b->dout, b->deid, &b->dout_eid) &&
+           ecs__csr(b, b->dpairs, dn, true, &b->din_at, &b->din, NULL, NULL) &&
+           ecs__csr(b, b->ipairs, in, false, &b->ind_at, &b->ind, NULL, NULL) &&
+           ecs__components(b, b->dout_at, b->dout, &b->dc);
+}
 
-    /* accesses and filters, with compact ids; compact 0 is "the whole
-       world": every system reads it and an EXCLUSIVE system writes it */
-    b.acc_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof(uint32_t));
-    b.acc = (ecs__access *)ecs__tmp(&b, (size_t)m * (3 * ECS_MAX_TERMS + 1), sizeof(ecs__access));
-    b.flt_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof(uint32_t));
-    b.flt = (uint32_t *)ecs__tmp(&b, (size_t)m * ECS_MAX_TERMS, sizeof(uint32_t));
-    b.id_of = (ecs_id *)ecs__tmp(&b, (size_t)w->id_count + 1, sizeof(ecs_id));
-    if (!b.acc_at || !b.acc || !b.flt_at || !b.flt || !b.id_of) goto done;
+/* Step 3: accesses and filters per system with compact ids, then the rows
+   per id. Compact 0 is "the whole world": every system reads it and an
+   EXCLUSIVE system writes it. */
+static bool ecs__build_access(ecs__build *b) {
+    ecs_world *w = b->w;
+    uint32_t m = b->m, W = b->words, *compact = b->compact, ids = 1, total = 0, filters = 0;
+    b->acc_at = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
+    b->acc = (ecs__access *)ecs__tmp(b, (size_t)m * (3 * ECS_MAX_TERMS + 1), sizeof(ecs__access));
+    b->flt_at = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
+    b->flt = (uint32_t *)ecs__tmp(b, (size_t)m * ECS_MAX_TERMS, sizeof(uint32_t));
+    b->id_of = (ecs_id *)ecs__tmp(b, (size_t)w->id_count + 1, sizeof(ecs_id));
+    if (!b->acc_at || !b->acc || !b->flt_at || !b->flt || !b->id_of) return false;
     for (uint32_t a = 0; a < m; a++) {
-        ecs__system *s = &w->systems[b.sys[a]];
-        ecs__access *list = b.acc + total;
+        ecs__system *s = &w->systems[b->sys[a]];
+        ecs__access *list = b->acc + total;
         uint32_t n = 0;
         list[n].id = 0; list[n++].how = ECS__LR | (s->flags & ECS_SYSTEM_EXCLUSIVE ? ECS__LW : 0);
-        b.flt_at[a] = filters;
+        b->flt_at[a] = filters;
         for (int k = 0; k < 3 * ECS_MAX_TERMS; k++) {
             ecs_id id = k < ECS_MAX_TERMS ? (k < s->term_count ? s->terms[k].id : 0)
                       : k < 2 * ECS_MAX_TERMS ? s->reads[k - ECS_MAX_TERMS] : s->writes[k - 2 * ECS_MAX_TERMS];
             if (!id) { k = (k / ECS_MAX_TERMS + 1) * ECS_MAX_TERMS - 1; continue; }
-            if (compact[id] == ECS__NONE) { compact[id] = ids; b.id_of[ids++] = id; }
+            if (compact[id] == ECS__NONE) { compact[id] = ids; b->id_of[ids++] = id; }
             uint32_t x = compact[id], how;
             if (k < ECS_MAX_TERMS) {
                 ecs_oper oper = s->terms[k].oper;
                 if (oper != ECS_OPTIONAL) {   /* a filter: sorted insertion, merged */
                     uint32_t f = oper == ECS_NOT ? 2 : 1, p = filters;
-                    while (p > b.flt_at[a] && b.flt[p - 1] >> 2 > x) p--;
-                    if (p > b.flt_at[a] && b.flt[p - 1] >> 2 == x) b.flt[p - 1] |= f;
+                    while (p > b->flt_at[a] && b->flt[p - 1] >> 2 > x) p--;
+                    if (p > b->flt_at[a] && b->flt[p - 1] >> 2 == x) b->flt[p - 1] |= f;
                     else {
-                        memmove(b.flt + p + 1, b.flt + p, (filters - p) * sizeof *b.flt);
-                        b.flt[p] = x << 2 | f;
+                        memmove(b->flt + p + 1, b->flt + p, (filters - p) * sizeof *b->flt);
+                        b->flt[p] = x << 2 | f;
                         filters++;
                     }
                 }
@@ -5557,213 +5560,285 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
             list[p].id = x; list[p].how = how;
             n++;
         }
-        b.acc_at[a] = total;
+        b->acc_at[a] = total;
         total += n;
     }
-    b.acc_at[m] = total;
-    b.flt_at[m] = filters;
-    b.ids = ids;
-    for (uint32_t x = 1; x < ids; x++) compact[b.id_of[x]] = ECS__NONE;   /* for the next stage */
-    b.rows = (uint64_t *)ecs__tmp(&b, (size_t)ids * ECS__ROWS * W, 8);
-    b.scratch = (uint64_t *)ecs__tmp(&b, (size_t)3 * W, 8);
-    b.filtered = (uint32_t *)ecs__tmp(&b, ids, sizeof(uint32_t));
-    if (!b.rows || !b.scratch || !b.filtered) goto done;
+    b->acc_at[m] = total;
+    b->flt_at[m] = filters;
+    b->ids = ids;
+    for (uint32_t x = 1; x < ids; x++) compact[b->id_of[x]] = ECS__NONE;   /* for the next stage */
+    b->rows = (uint64_t *)ecs__tmp(b, (size_t)ids * ECS__ROWS * W, 8);
+    b->scratch = (uint64_t *)ecs__tmp(b, (size_t)3 * W, 8);
+    b->filtered = (uint32_t *)ecs__tmp(b, ids, sizeof(uint32_t));
+    if (!b->rows || !b->scratch || !b->filtered) return false;
     for (uint32_t a = 0; a < m; a++) {
-        for (uint32_t k = b.acc_at[a]; k < b.acc_at[a + 1]; k++) {
-            uint32_t x = b.acc[k].id, how = b.acc[k].how;
-            if (how & ECS__TR) ecs__bit_set(ecs__row(&b, x, ECS__ROW_TA), a);
-            if (how & ECS__TW) ecs__bit_set(ecs__row(&b, x, ECS__ROW_TW), a);
-            if (how & ECS__LR) ecs__bit_set(ecs__row(&b, x, ECS__ROW_LA), a);
-            if (how & ECS__LW) ecs__bit_set(ecs__row(&b, x, ECS__ROW_LW), a);
-            ecs__bit_set(ecs__row(&b, x, ECS__ROW_AA), a);
-            if (how & (ECS__TW | ECS__LW)) ecs__bit_set(ecs__row(&b, x, ECS__ROW_AW), a);
+        for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++) {
+            uint32_t x = b->acc[k].id, how = b->acc[k].how;
+            if (how & ECS__TR) ecs__bit_set(ecs__row(b, x, ECS__ROW_TA), a);
+            if (how & ECS__TW) ecs__bit_set(ecs__row(b, x, ECS__ROW_TW), a);
+            if (how & ECS__LR) ecs__bit_set(ecs__row(b, x, ECS__ROW_LA), a);
+            if (how & ECS__LW) ecs__bit_set(ecs__row(b, x, ECS__ROW_LW), a);
+            ecs__bit_set(ecs__row(b, x, ECS__ROW_AA), a);
+            if (how & (ECS__TW | ECS__LW)) ecs__bit_set(ecs__row(b, x, ECS__ROW_AW), a);
         }
-        for (uint32_t k = b.flt_at[a]; k < b.flt_at[a + 1]; k++) {
-            if (b.flt[k] & 1) ecs__bit_set(ecs__row(&b, b.flt[k] >> 2, ECS__ROW_AND), a);
-            if (b.flt[k] & 2) ecs__bit_set(ecs__row(&b, b.flt[k] >> 2, ECS__ROW_NOT), a);
-            b.filtered[b.flt[k] >> 2] |= b.flt[k] & 3;
+        for (uint32_t k = b->flt_at[a]; k < b->flt_at[a + 1]; k++) {
+            if (b->flt[k] & 1) ecs__bit_set(ecs__row(b, b->flt[k] >> 2, ECS__ROW_AND), a);
+            if (b->flt[k] & 2) ecs__bit_set(ecs__row(b, b->flt[k] >> 2, ECS__ROW_NOT), a);
+            b->filtered[b->flt[k] >> 2] |= b->flt[k] & 3;
         }
     }
-    for (uint32_t a = 0; a < m; a++) w->systems[b.sys[a]].disjoint = 0;   /* set by ecs__into_out */
+    for (uint32_t a = 0; a < m; a++) w->systems[b->sys[a]].disjoint = 0;   /* set by ecs__into_out */
+    return true;
+}
 
-    /* independent_of partners that conflict run in any order, never at once */
+/* Step 4: independent_of partners that conflict run in any order, never at
+   once: the stage's exclusion lists. */
+static bool ecs__build_exclusion(ecs__build *b) {
+    ecs__stage_graph *sg = b->sg;
+    uint32_t m = b->m, xn = 0;
     for (uint32_t a = 0; a < m; a++)
-        for (uint32_t k = b.ind_at[a]; k < b.ind_at[a + 1]; k++)
-            xn += ecs__writes_into(&b, a, b.ind[k]) || ecs__writes_into(&b, b.ind[k], a);
-    if (xn) {
-        sg->excl_at = (uint32_t *)ecs__alloc(w, ((size_t)m + 1) * sizeof(uint32_t));
-        sg->excl = (uint32_t *)ecs__alloc(w, (size_t)xn * sizeof(uint32_t));
-        if (!sg->excl_at || !sg->excl) goto done;
-        xn = 0;
-        for (uint32_t a = 0; a < m; a++) {
-            sg->excl_at[a] = xn;
-            for (uint32_t k = b.ind_at[a]; k < b.ind_at[a + 1]; k++) {
-                uint32_t p = b.ind[k], e = sg->excl_at[a];
-                if (!ecs__writes_into(&b, a, p) && !ecs__writes_into(&b, p, a)) continue;
-                while (e < xn && sg->excl[e] != p) e++;   /* listed both ways: once */
-                if (e == xn) sg->excl[xn++] = p;
-            }
+        for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++)
+            xn += ecs__writes_into(b, a, b->ind[k]) || ecs__writes_into(b, b->ind[k], a);
+    if (!xn) return true;
+    sg->excl_at = (uint32_t *)ecs__alloc(b->w, ((size_t)m + 1) * sizeof(uint32_t));
+    sg->excl = (uint32_t *)ecs__alloc(b->w, (size_t)xn * sizeof(uint32_t));
+    if (!sg->excl_at || !sg->excl) return false;
+    xn = 0;
+    for (uint32_t a = 0; a < m; a++) {
+        sg->excl_at[a] = xn;
+        for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++) {
+            uint32_t p = b->ind[k], e = sg->excl_at[a];
+            if (!ecs__writes_into(b, a, p) && !ecs__writes_into(b, p, a)) continue;
+            while (e < xn && sg->excl[e] != p) e++;   /* listed both ways: once */
+            if (e == xn) sg->excl[xn++] = p;
         }
-        sg->excl_at[m] = xn;
     }
+    sg->excl_at[m] = xn;
+    return true;
+}
 
-    /* inferred order */
-    /* ddesc: declared reachability, rows per declared component */
-    if (w->order == ECS_ORDER_INSERTION) {
-        if (!ecs__infer_insertion(&b, &dc)) goto done;
-    } else if (w->order == ECS_ORDER_WRITERS_FIRST) {
-        if (!(ddesc = (uint64_t *)ecs__tmp(&b, (size_t)dc.count * W, 8)) ||
-            !ecs__closure(&b, b.dout_at, b.dout, &dc, ddesc) || !ecs__infer_writers(&b, ddesc, dc.of))
-            goto done;
-    }
+/* The declared graph's reachability (rows per declared component), made
+   once, by the first step that needs it. */
+static bool ecs__build_ddesc(ecs__build *b) {
+    if (b->ddesc) return true;
+    b->ddesc = (uint64_t *)ecs__tmp(b, (size_t)b->dc.count * b->words, 8);
+    return b->ddesc && ecs__closure(b, b->dout_at, b->dout, &b->dc, b->ddesc);
+}
 
-    /* the final graph: declared and inferred edges */
-    fn = dn + b.inferred_count; fout_at = b.dout_at; fout = b.dout; fout_eid = dout_eid;
-    fin_at = b.din_at; fin = b.din;
-    if (b.inferred_count) {
-        uint64_t *all = (uint64_t *)ecs__tmp(&b, fn, 8);
-        uint32_t *eid = (uint32_t *)ecs__tmp(&b, fn, sizeof(uint32_t));
-        if (!all || !eid) goto done;
-        memcpy(all, dpairs, (size_t)dn * 8);
-        memcpy(all + dn, b.inferred, (size_t)b.inferred_count * 8);
-        memcpy(eid, deid, (size_t)dn * sizeof *eid);
+/* Step 5: inferred order, by the world's policy. */
+static bool ecs__build_inferred(ecs__build *b) {
+    if (b->w->order == ECS_ORDER_INSERTION) return ecs__infer_insertion(b, &b->dc);
+    if (b->w->order == ECS_ORDER_WRITERS_FIRST)
+        return ecs__build_ddesc(b) && ecs__infer_writers(b, b->ddesc, b->dc.of);
+    return true;
+}
+
+/* Step 6: the final graph, declared and inferred edges, and its components
+   (the declared graph itself when nothing was inferred). */
+static bool ecs__build_final(ecs__build *b) {
+    ecs_world *w = b->w;
+    ecs__graph *g = &w->graph;
+    uint32_t dn = b->dn;
+    b->fn = dn + b->inferred_count; b->fout_at = b->dout_at; b->fout = b->dout; b->fout_eid = b->dout_eid;
+    b->fin_at = b->din_at; b->fin = b->din;
+    if (b->inferred_count) {
+        uint32_t fn = b->fn;
+        uint64_t *all = (uint64_t *)ecs__tmp(b, fn, 8);
+        uint32_t *eid = (uint32_t *)ecs__tmp(b, fn, sizeof(uint32_t));
+        if (!all || !eid) return false;
+        memcpy(all, b->dpairs, (size_t)dn * 8);
+        memcpy(all + dn, b->inferred, (size_t)b->inferred_count * 8);
+        memcpy(eid, b->deid, (size_t)dn * sizeof *eid);
         for (uint32_t i = dn; i < fn; i++) eid[i] = ECS__NONE;
-        if (!ecs__csr(&b, all, fn, false, &fout_at, &fout, eid, &fout_eid)) goto done;
-        ecs__tmp_release(&b, all);
-        ecs__tmp_release(&b, eid);
-        fin_at = fin = NULL;   /* made from fout when the reduction needs it */
+        if (!ecs__csr(b, all, fn, false, &b->fout_at, &b->fout, eid, &b->fout_eid)) return false;
+        ecs__tmp_release(b, all);
+        ecs__tmp_release(b, eid);
+        b->fin_at = b->fin = NULL;   /* made from fout when the reduction needs it */
         if (w->order == ECS_ORDER_INSERTION) {   /* for the DOT export */
-            if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + b.inferred_count)) goto done;
-            for (uint32_t i = 0; i < b.inferred_count; i++) {
+            if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + b->inferred_count)) return false;
+            for (uint32_t i = 0; i < b->inferred_count; i++) {
                 ecs__edge *e = &g->edges[g->edge_count++];
                 memset(e, 0, sizeof *e);
-                e->from = b.sys[b.inferred[i] >> 32];
-                e->to = b.sys[(uint32_t)b.inferred[i]];
+                e->from = b->sys[b->inferred[i] >> 32];
+                e->to = b->sys[(uint32_t)b->inferred[i]];
                 e->kind = ECS__EDGE_INFERRED;
             }
         }
-        ecs__free(w, b.inferred);   /* in fout now */
-        b.inferred = NULL;
-        b.inferred_cap = 0;
+        ecs__free(w, b->inferred);   /* in fout now */
+        b->inferred = NULL;
+        b->inferred_cap = 0;
     }
-    ecs__comps fc;
-    if (!ecs__components(&b, fout_at, fout, &fc)) goto done;
+    return ecs__components(b, b->fout_at, b->fout, &b->fc);
+}
 
-    /* cycles: one problem per component with a loop */
-    for (uint32_t c = 0; c < fc.count; c++) {
-        if (!ecs__comp_cyclic(&fc, fout_at, fout, c)) continue;
+/* Step 7: cycles, one problem per component of the final graph with a loop;
+   the declared edges inside one are marked for the DOT export. */
+static bool ecs__build_cycles(ecs__build *b) {
+    ecs_world *w = b->w;
+    ecs__graph *g = &w->graph;
+    ecs__stage_graph *sg = b->sg;
+    uint32_t m = b->m, *dist = NULL, *prev = NULL, *queue = NULL;
+    uint64_t *sorted = NULL;
+    for (uint32_t c = 0; c < b->fc.count; c++) {
+        if (!ecs__comp_cyclic(&b->fc, b->fout_at, b->fout, c)) continue;
         if (!sg->cyclic) {   /* the loop searches' scratch, once for the stage */
-            dist = (uint32_t *)ecs__tmp(&b, m, sizeof *dist);
-            prev = (uint32_t *)ecs__tmp(&b, m, sizeof *prev);
-            queue = (uint32_t *)ecs__tmp(&b, m, sizeof *queue);
-            sorted = (uint64_t *)ecs__tmp(&b, m, sizeof *sorted);
-            if (!dist || !prev || !queue || !sorted) goto done;
+            dist = (uint32_t *)ecs__tmp(b, m, sizeof *dist);
+            prev = (uint32_t *)ecs__tmp(b, m, sizeof *prev);
+            queue = (uint32_t *)ecs__tmp(b, m, sizeof *queue);
+            sorted = (uint64_t *)ecs__tmp(b, m, sizeof *sorted);
+            if (!dist || !prev || !queue || !sorted) return false;
         }
         sg->cyclic = true;
-        if (!ecs__cycle_problem(&b, &fc, c, fout_at, fout, fout_eid, dist, prev, queue, sorted)) goto done;
+        if (!ecs__cycle_problem(b, &b->fc, c, b->fout_at, b->fout, b->fout_eid, dist, prev, queue, sorted))
+            return false;
     }
     if (sg->cyclic)
         for (uint32_t i = 0; i < g->edge_count; i++) {
             ecs__edge *e = &g->edges[i];
-            if (e->kind == ECS__EDGE_DECLARED && w->systems[e->from].stage == st &&
-                w->systems[e->to].stage == st && fc.of[g->local[e->from]] == fc.of[g->local[e->to]])
+            if (e->kind == ECS__EDGE_DECLARED && w->systems[e->from].stage == b->st &&
+                w->systems[e->to].stage == b->st && b->fc.of[g->local[e->from]] == b->fc.of[g->local[e->to]])
                 e->cycle = true;
         }
+    return true;
+}
 
-    /* reachability, one row per component */
-    sg->row_of = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
-    sg->desc = (uint64_t *)ecs__alloc(w, (size_t)fc.count * W * 8);
-    if (!sg->row_of || !sg->desc) goto done;
-    memcpy(sg->row_of, fc.of, (size_t)m * sizeof(uint32_t));
-    memset(sg->desc, 0, (size_t)fc.count * W * 8);
-    if (!ecs__closure(&b, fout_at, fout, &fc, sg->desc)) goto done;
-#define ECS__REACHES(a, c) ecs__bit(sg->desc + (size_t)fc.of[a] * W, (c))
+/* Step 8: reachability in the final graph, one row per component (kept by
+   the stage: the scheduler and ecs_schedule_simulate use it). */
+static bool ecs__build_reach(ecs__build *b) {
+    ecs__stage_graph *sg = b->sg;
+    size_t bytes = (size_t)b->fc.count * b->words * 8;
+    sg->row_of = (uint32_t *)ecs__alloc(b->w, (size_t)b->m * sizeof(uint32_t));
+    sg->desc = (uint64_t *)ecs__alloc(b->w, bytes);
+    if (!sg->row_of || !sg->desc) return false;
+    memcpy(sg->row_of, b->fc.of, (size_t)b->m * sizeof(uint32_t));
+    memset(sg->desc, 0, bytes);
+    return ecs__closure(b, b->fout_at, b->fout, &b->fc, sg->desc);
+}
 
-    /* races: a conflicting pair that no path orders (never in INSERTION
-       order, which orders every conflicting pair) */
-    if (w->order != ECS_ORDER_INSERTION) {
-        uint64_t *cand = (uint64_t *)ecs__tmp(&b, 2 * (size_t)W, 8);
-        if (!cand) goto done;
-        for (uint32_t a = 0; a < m; a++) {
-            ecs__conflicts(&b, a, cand, cand + W);
-            const uint64_t *da = sg->desc + (size_t)fc.of[a] * W;
-            for (uint32_t k = a >> 6; k < W; k++) {
-                uint64_t bits = cand[k] & ~da[k];
-                if (k == a >> 6) bits &= ~((2ull << (a & 63)) - 1);   /* only c > a */
-                for (; bits; bits &= bits - 1) {
-                    uint32_t c = k * 64 + ecs__lsb(bits);
-                    if (!ECS__REACHES(c, a) && !ecs__race_problem(&b, a, c)) goto done;
-                }
+static bool ecs__reaches(const ecs__build *b, uint32_t a, uint32_t c) {
+    return ecs__bit(b->sg->desc + (size_t)b->fc.of[a] * b->words, c);
+}
+
+/* Step 9: races, a conflicting pair that no path orders (never in INSERTION
+   order, which orders every conflicting pair). */
+static bool ecs__build_races(ecs__build *b) {
+    uint32_t m = b->m, W = b->words;
+    if (b->w->order == ECS_ORDER_INSERTION) return true;
+    uint64_t *cand = (uint64_t *)ecs__tmp(b, 2 * (size_t)W, 8);
+    if (!cand) return false;
+    for (uint32_t a = 0; a < m; a++) {
+        ecs__conflicts(b, a, cand, cand + W);
+        const uint64_t *da = b->sg->desc + (size_t)b->fc.of[a] * W;
+        for (uint32_t k = a >> 6; k < W; k++) {
+            uint64_t bits = cand[k] & ~da[k];
+            if (k == a >> 6) bits &= ~((2ull << (a & 63)) - 1);   /* only c > a */
+            for (; bits; bits &= bits - 1) {
+                uint32_t c = k * 64 + ecs__lsb(bits);
+                if (!ecs__reaches(b, c, a) && !ecs__race_problem(b, a, c)) return false;
             }
         }
-        ecs__tmp_release(&b, cand);
     }
+    ecs__tmp_release(b, cand);
+    return true;
+}
 
-    /* notes: a reader that runs before a writer only by inferred order;
-       never about an EXCLUSIVE system (it accesses everything, so the
-       note's own rule, "a writes nothing c accesses", excludes it) */
-    if (b.inferred_count) {
-        const uint64_t *excl = ecs__row(&b, 0, ECS__ROW_LW);   /* compact 0 is written by exclusive ones */
-        if (!ddesc && (!(ddesc = (uint64_t *)ecs__tmp(&b, (size_t)dc.count * W, 8)) ||
-                       !ecs__closure(&b, b.dout_at, b.dout, &dc, ddesc)))
-            goto done;
-        uint64_t *into = (uint64_t *)ecs__tmp(&b, 3 * (size_t)W, 8);
-        if (!into) goto done;
-        uint64_t *out = into + W, *same = into + 2 * W;
-        for (uint32_t comp = 0; comp < fc.count; comp++) {   /* a loop's own pairs are a CYCLE already */
-            const uint32_t *members = fc.emit + fc.start[comp];
-            uint32_t count = fc.start[comp + 1] - fc.start[comp];
-            for (uint32_t i = 0; i < count; i++) ecs__bit_set(same, members[i]);
-            for (uint32_t i = 0; i < count; i++) {
-                uint32_t a = members[i];
-                if (ecs__bit(excl, a)) continue;
-                ecs__into_out(&b, a, into, out);
-                const uint64_t *da = sg->desc + (size_t)comp * W, *dd = ddesc + (size_t)dc.of[a] * W;
-                for (uint32_t k = 0; k < W; k++) {
-                    uint64_t bits = into[k] & ~out[k] & da[k] & ~dd[k] & ~same[k] & ~excl[k];
-                    if (bits && g->note_count >= ECS__REPORT_CAP) g->notes_omitted += ecs__popcount(bits);
-                    else
-                        for (; bits; bits &= bits - 1)
-                            if (!ecs__read_note(&b, a, k * 64 + ecs__lsb(bits), ecs__written_into(&b, k * 64 + ecs__lsb(bits), a)))
-                                goto done;
-                }
+/* Step 10: notes, a reader that runs before a writer only by inferred
+   order; never about an EXCLUSIVE system (it accesses everything, so the
+   note's own rule, "a writes nothing c accesses", excludes it). A loop's own
+   pairs are a CYCLE already. */
+static bool ecs__build_notes(ecs__build *b) {
+    ecs__graph *g = &b->w->graph;
+    uint32_t W = b->words;
+    if (!b->inferred_count) return true;
+    const uint64_t *excl = ecs__row(b, 0, ECS__ROW_LW);   /* compact 0 is written by exclusive ones */
+    uint64_t *into = (uint64_t *)ecs__tmp(b, 3 * (size_t)W, 8);
+    if (!ecs__build_ddesc(b) || !into) return false;
+    uint64_t *out = into + W, *same = into + 2 * W;
+    for (uint32_t comp = 0; comp < b->fc.count; comp++) {
+        const uint32_t *members = b->fc.emit + b->fc.start[comp];
+        uint32_t count = b->fc.start[comp + 1] - b->fc.start[comp];
+        for (uint32_t i = 0; i < count; i++) ecs__bit_set(same, members[i]);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t a = members[i];
+            if (ecs__bit(excl, a)) continue;
+            ecs__into_out(b, a, into, out);
+            const uint64_t *da = b->sg->desc + (size_t)comp * W, *dd = b->ddesc + (size_t)b->dc.of[a] * W;
+            for (uint32_t k = 0; k < W; k++) {
+                uint64_t bits = into[k] & ~out[k] & da[k] & ~dd[k] & ~same[k] & ~excl[k];
+                if (bits && g->note_count >= ECS__REPORT_CAP) g->notes_omitted += ecs__popcount(bits);
+                else
+                    for (; bits; bits &= bits - 1) {
+                        uint32_t c = k * 64 + ecs__lsb(bits);
+                        if (!ecs__read_note(b, a, c, ecs__written_into(b, c, a))) return false;
+                    }
             }
-            for (uint32_t i = 0; i < count; i++) same[members[i] >> 6] = 0;
         }
+        for (uint32_t i = 0; i < count; i++) same[members[i] >> 6] = 0;
     }
-#undef ECS__REACHES
+    return true;
+}
 
-    /* the execution graph: transitive reduction, in a topological order
-       that keeps the run order wherever the final graph allows (the inline
-       order of a stage on one thread) */
-    if (!sg->cyclic) {
-        uint32_t *key = (uint32_t *)ecs__tmp(&b, m, sizeof *key);
-        if (!key) goto done;
-        if (!fin_at) {   /* the final graph's in-edges, from its out-edges */
-            fin_at = (uint32_t *)ecs__tmp(&b, (size_t)m + 1, sizeof *fin_at);
-            fin = (uint32_t *)ecs__tmp(&b, fn, sizeof *fin);
-            uint32_t *fill = (uint32_t *)ecs__tmp(&b, m, sizeof *fill);
-            if (!fin_at || !fin || !fill) goto done;
-            for (uint32_t e = 0; e < fn; e++) fin_at[fout[e] + 1]++;
-            for (uint32_t v = 0; v < m; v++) fin_at[v + 1] += fin_at[v];
-            memcpy(fill, fin_at, m * sizeof *fill);
-            for (uint32_t v = 0; v < m; v++)
-                for (uint32_t e = fout_at[v]; e < fout_at[v + 1]; e++) fin[fill[fout[e]]++] = v;
-            ecs__tmp_release(&b, fill);
-        }
-        if (!ecs__run_order(&b, &fc, fout_at, fout, fin_at, fin, key)) goto done;
-        if (!ecs__reduce(&b, fout_at, fout, sg->desc, sg->row_of, key)) goto done;
-        if (w->order == ECS_ORDER_WRITERS_FIRST)   /* the inferred edges that matter, for DOT */
-            for (uint32_t v = 0; v < m; v++)
-                for (uint32_t e = sg->succ_at[v]; e < sg->succ_at[v + 1]; e++) {
-                    uint32_t s = sg->succ[e], d = b.dout_at[v];
-                    while (d < b.dout_at[v + 1] && b.dout[d] != s) d++;
-                    if (d == b.dout_at[v + 1] && !ecs__edge_add(w, b.sys[v], b.sys[s], ECS__EDGE_INFERRED, 0))
-                        goto done;
-                }
-    }
-    ok = true;
-done:
+/* The final graph's in-edges, from its out-edges (when inference replaced
+   the declared graph's). */
+static bool ecs__build_final_in(ecs__build *b) {
+    uint32_t m = b->m;
+    if (b->fin_at) return true;
+    b->fin_at = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof *b->fin_at);
+    b->fin = (uint32_t *)ecs__tmp(b, b->fn, sizeof *b->fin);
+    uint32_t *fill = (uint32_t *)ecs__tmp(b, m, sizeof *fill);
+    if (!b->fin_at || !b->fin || !fill) return false;
+    for (uint32_t e = 0; e < b->fn; e++) b->fin_at[b->fout[e] + 1]++;
+    for (uint32_t v = 0; v < m; v++) b->fin_at[v + 1] += b->fin_at[v];
+    memcpy(fill, b->fin_at, m * sizeof *fill);
+    for (uint32_t v = 0; v < m; v++)
+        for (uint32_t e = b->fout_at[v]; e < b->fout_at[v + 1]; e++) b->fin[fill[b->fout[e]]++] = v;
+    ecs__tmp_release(b, fill);
+    return true;
+}
+
+/* Step 11: the execution graph, the transitive reduction, in a topological
+   order that keeps the run order wherever the final graph allows (the
+   inline order of a stage on one thread). A cyclic stage has none: it
+   cannot run. */
+static bool ecs__build_reduction(ecs__build *b) {
+    ecs__stage_graph *sg = b->sg;
+    uint32_t m = b->m;
+    if (sg->cyclic) return true;
+    uint32_t *key = (uint32_t *)ecs__tmp(b, m, sizeof *key);
+    if (!key || !ecs__build_final_in(b) ||
+        !ecs__run_order(b, &b->fc, b->fout_at, b->fout, b->fin_at, b->fin, key) ||
+        !ecs__reduce(b, b->fout_at, b->fout, sg->desc, sg->row_of, key))
+        return false;
+    if (b->w->order == ECS_ORDER_WRITERS_FIRST)   /* the inferred edges that matter, for DOT */
+        for (uint32_t v = 0; v < m; v++)
+            for (uint32_t e = sg->succ_at[v]; e < sg->succ_at[v + 1]; e++) {
+                uint32_t s = sg->succ[e], d = b->dout_at[v];
+                while (d < b->dout_at[v + 1] && b->dout[d] != s) d++;
+                if (d == b->dout_at[v + 1] && !ecs__edge_add(b->w, b->sys[v], b->sys[s], ECS__EDGE_INFERRED, 0))
+                    return false;
+            }
+    return true;
+}
+
+/* One stage, the steps of the section's header comment in order. compact
+   maps ids to compact ids (all ECS__NONE between stages). */
+static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
+    ecs__graph *g = &w->graph;
+    ecs__stage_graph *sg = &g->stages[st];
+    ecs__build b;
+    memset(&b, 0, sizeof b);
+    b.w = w;
+    b.sg = sg;
+    b.st = st;
+    b.compact = compact;
+    b.sys = g->order + sg->first;   /* registration order until the run order is known */
+    b.m = sg->count;
+    b.words = sg->words = ecs__words(sg->count);
+    if (!b.m) return true;
+    bool ok = ecs__build_declared(&b) && ecs__build_run_order(&b) && ecs__build_access(&b) &&
+              ecs__build_exclusion(&b) && ecs__build_inferred(&b) && ecs__build_final(&b) &&
+              ecs__build_cycles(&b) && ecs__build_reach(&b) && ecs__build_races(&b) &&
+              ecs__build_notes(&b) && ecs__build_reduction(&b);
     ecs__build_free(&b);
     return ok;
 }
