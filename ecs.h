@@ -1263,6 +1263,16 @@ typedef struct ecs__idinfo {
     int entity_field_count;
 } ecs__idinfo;
 
+/* What a system declares about one id, in named bits: access through its
+   query terms (T) or its reads/writes lists (L), reading or writing (a
+   writes list entry reads too), and whether its query requires the id (AND)
+   or excludes it (NOT). One home: ecs__term_how says what a term declares,
+   ecs__system_declare merges a system's terms and lists, and the access
+   checks and the stage build read only this. */
+enum { ECS__TR = 1, ECS__TW = 2, ECS__LR = 4, ECS__LW = 8, ECS__FAND = 16, ECS__FNOT = 32 };
+enum { ECS__ACCESSES = ECS__TR | ECS__LR, ECS__WRITES = ECS__TW | ECS__LW, ECS__FILTERS = ECS__FAND | ECS__FNOT };
+typedef struct ecs__decl { uint32_t id, how; } ecs__decl;
+
 /* An entity slot. Free slots chain through row; table == ECS__NONE means the
    slot holds no live entity (free, or retired when its generation ran out);
    ECS__RESERVED, that defer mode handed out its handle and will place it. */
@@ -1384,11 +1394,8 @@ typedef struct ecs__system {
 
     /* cold: the declaration */
     char *name;              /* one allocation: the name, then the dependency names */
-    ecs_id access[3 * ECS_MAX_TERMS];    /* declared ids, for the debug access checks */
-    bool access_write[3 * ECS_MAX_TERMS];
-    uint8_t access_list[3 * ECS_MAX_TERMS]; /* declared in reads (1) / writes (2), not only by
-                                               its terms */
-    int access_count;
+    ecs__decl decl[3 * ECS_MAX_TERMS];   /* what it declared, by ascending id */
+    uint32_t decl_count;
     ecs_id reads[ECS_MAX_TERMS], writes[ECS_MAX_TERMS];
     const char *deps[3][ECS_MAX_DEPS];   /* after, before, independent_of */
     uint32_t disjoint;       /* validation let other systems skip it through disjoint queries:
@@ -1711,9 +1718,10 @@ static const ecs__system *ecs__checked(const ecs_world *w, const ecs__tctx **tcp
     *tcp = tc;
     return s;
 }
-static int ecs__declared(const ecs__system *s, ecs_id id) {   /* index in access, or -1 */
-    for (int i = 0; i < s->access_count; i++) if (s->access[i] == id) return i;
-    return -1;
+static uint32_t ecs__declared(const ecs__system *s, ecs_id id) {   /* its ECS__ bits, 0 if none */
+    for (uint32_t i = 0; i < s->decl_count && s->decl[i].id <= id; i++)
+        if (s->decl[i].id == id) return s->decl[i].how;
+    return 0;
 }
 
 static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id);
@@ -1737,13 +1745,13 @@ static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool w
     const ecs__tctx *tc = NULL;
     const ecs__system *s = ecs__checked(w, &tc);
     if (!s) return true;
-    int i = ecs__declared(s, id);
-    if (i < 0 || (write && !s->access_write[i])) {
+    uint32_t how = ecs__declared(s, id);
+    if (!(how & ECS__ACCESSES) || (write && !(how & ECS__WRITES))) {
         ecs__refuse(w, "%s: system \"%s\" did not declare %s access to \"%s\"; add it to its "
                     "terms, reads or writes", fn, s->name, write ? "write" : "read", w->ids[id].name);
         return false;
     }
-    if (s->disjoint && !(s->access_list[i] & (write ? 2 : 3)) && e &&
+    if (s->disjoint && !(how & (write ? ECS__LW : ECS__LR)) && e &&
         !ecs__system_matches(s, w->tables[w->records[ecs__index(e)].table])) {
         ecs__refuse(w, "%s: system \"%s\" declares \"%s\" only through its query terms, and runs beside "
                     "\"%s\", whose query is disjoint from its own, so it may touch \"%s\" only on entities "
@@ -1752,7 +1760,7 @@ static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool w
                     write ? "writes" : "reads");
         return false;
     }
-    if (s->chunk_size > 0 && s->access_write[i]) {
+    if (s->chunk_size > 0 && (how & ECS__WRITES)) {
         if (e) {
             const ecs__record *r = &w->records[ecs__index(e)];
             if ((const void *)w->tables[r->table] == tc->batch_table &&
@@ -1777,22 +1785,22 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
     for (int k = 0; k < q->term_count; k++) {
         const ecs_term *t = &q->terms[k];
         if (t->oper == ECS_NOT) continue;
-        int i = ecs__declared(s, t->id);
+        uint32_t how = ecs__declared(s, t->id);
         bool write = (t->access & ECS_WRITE) != 0;
-        if (i < 0 || (write && !s->access_write[i])) {
+        if (!(how & ECS__ACCESSES) || (write && !(how & ECS__WRITES))) {
             ecs__refuse(w, "ecs_query_iter: system \"%s\" iterates a query with %s access to \"%s\" "
                         "but did not declare it; add \"%s\" to its %s", s->name,
                         write ? "write" : "read", w->ids[t->id].name, w->ids[t->id].name,
                         write ? "writes" : "reads");
             return false;
         }
-        if (s->chunk_size > 0 && s->access_write[i]) {
+        if (s->chunk_size > 0 && (how & ECS__WRITES)) {
             ecs__refuse(w, "ecs_query_iter: system \"%s\" is chunked and writes \"%s\", which this "
                         "query reads in every table while its other chunks write it; drop "
                         "chunk_size, or iterate in an unchunked system", s->name, w->ids[t->id].name);
             return false;
         }
-        if (s->disjoint && !(s->access_list[i] & (write ? 2 : 3))) {   /* the query must stay inside the
+        if (s->disjoint && !(how & (write ? ECS__LW : ECS__LR))) {   /* the query must stay inside the
                                                                       system's tables */
             for (int f = 0; f < s->term_count; f++) {
                 const ecs_term *st = &s->terms[f];
@@ -2784,6 +2792,20 @@ static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match
         m->column[i] = q->terms[i].oper != ECS_NOT && at >= 0 ? t->column_of[at] : -1;
     }
     return true;
+}
+
+/* What a term declares about its id (ECS__ bits): an AND term requires it,
+   a NOT term excludes it and touches nothing, an OPTIONAL term neither; AND
+   and OPTIONAL terms read it, and write it with ECS_WRITE. */
+static uint32_t ecs__term_how(const ecs_term *t) {
+    if (t->oper == ECS_NOT) return ECS__FNOT;
+    return ECS__TR | (t->access & ECS_WRITE ? ECS__TW : 0) | (t->oper == ECS_AND ? ECS__FAND : 0);
+}
+
+/* Whether filters on one id (ECS__ bits of two declarations) rule out a
+   common table: one requires it, the other excludes it. */
+static bool ecs__filters_exclude(uint32_t ha, uint32_t hc) {
+    return ((ha & ECS__FAND) && (hc & ECS__FNOT)) || ((ha & ECS__FNOT) && (hc & ECS__FAND));
 }
 
 /* Counts the terms of a term list (it ends at the first id 0) and checks
@@ -4548,6 +4570,24 @@ static ecs_result ecs__ids_check(const ecs_world *w, const ecs_id *ids, const ch
     return ECS_OK;
 }
 
+/* s->decl from its terms, reads and writes: one entry per id, ascending. */
+static void ecs__system_declare(ecs__system *s) {
+    s->decl_count = 0;
+    for (int part = 0; part < 3; part++)
+        for (int at = 0; at < ECS_MAX_TERMS; at++) {
+            ecs_id id = part == 0 ? (at < s->term_count ? s->terms[at].id : 0) : part == 1 ? s->reads[at] : s->writes[at];
+            if (!id) break;
+            uint32_t how = part == 0 ? ecs__term_how(&s->terms[at]) : part == 1 ? ECS__LR : ECS__LR | ECS__LW;
+            uint32_t p = s->decl_count;   /* sorted insertion, merged */
+            while (p > 0 && s->decl[p - 1].id > id) p--;
+            if (p > 0 && s->decl[p - 1].id == id) { s->decl[p - 1].how |= how; continue; }
+            memmove(s->decl + p + 1, s->decl + p, (s->decl_count - p) * sizeof *s->decl);
+            s->decl[p].id = id;
+            s->decl[p].how = how;
+            s->decl_count++;
+        }
+}
+
 static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
     ecs_query_desc qd;
     memcpy(qd.terms, terms, sizeof qd.terms);
@@ -4624,22 +4664,7 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     s->chunk_size = d->chunk_size;
     s->query = q;
     s->plain = q && d->chunk_size <= 0 && !(d->flags & ECS_SYSTEM_EXCLUSIVE);
-    for (int part = 0; part < 3; part++)   /* what it declared, merged: NOT terms access nothing */
-        for (int at = 0; at < ECS_MAX_TERMS; at++) {
-            ecs_id id = part == 0 ? (at < terms ? d->terms[at].id : 0) : part == 1 ? d->reads[at] : d->writes[at];
-            if (!id) break;
-            if (part == 0 && d->terms[at].oper == ECS_NOT) continue;
-            bool write = part == 2 || (part == 0 && (d->terms[at].access & ECS_WRITE));
-            int i = 0;
-            while (i < s->access_count && s->access[i] != id) i++;
-            if (i == s->access_count) {
-                s->access[s->access_count++] = id;
-                s->access_write[i] = false;
-                s->access_list[i] = 0;
-            }
-            s->access_write[i] |= write;
-            s->access_list[i] |= (uint8_t)(part == 1 ? 1 : part == 2 ? 2 : 0);
-        }
+    ecs__system_declare(s);
     ecs__map_put(&w->system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->system_count);
     w->graph.built = false;
     return ++w->system_count;
@@ -4718,10 +4743,6 @@ ECS_API uint32_t ecs_stage_count(const ecs_world *w) { return w ? w->stage_count
 #define ECS__REPORT_CAP 10000   /* problems (and notes) listed; the rest are counted */
 #define ECS__LOOP_TEXT 64        /* loop steps a CYCLE message spells out */
 
-/* How a system touches a compact id: through its query terms (T) or its
-   reads/writes lists (L), reading or writing. */
-enum { ECS__TR = 1, ECS__TW = 2, ECS__LR = 4, ECS__LW = 8 };
-typedef struct ecs__access { uint32_t id, how; } ecs__access;
 /* Per compact id, rows of systems: term accessors and writers, list
    accessors and writers, all accessors and writers, AND and NOT filters. */
 enum { ECS__ROW_TA, ECS__ROW_TW, ECS__ROW_LA, ECS__ROW_LW, ECS__ROW_AA, ECS__ROW_AW, ECS__ROW_AND,
@@ -4746,12 +4767,11 @@ typedef struct ecs__build {       /* one stage's temporaries */
     uint64_t *ddesc;              /* declared reachability, rows per declared component */
     uint32_t *ind_at, *ind;       /* independent_of partners, both ways */
     uint32_t *acc_at;
-    ecs__access *acc;             /* per system, sorted by compact id */
-    uint32_t *flt_at, *flt;       /* per system: filters, compact id << 2 | 1 (AND) | 2 (NOT) */
+    ecs__decl *acc;               /* per system: its declaration over compact ids, ascending */
     ecs_id *id_of;                /* compact id -> id (compact 0: "the whole world") */
     uint32_t ids;
     uint64_t *rows;               /* ECS__ROWS rows per compact id */
-    uint32_t *filtered;           /* per compact id: systems with an AND (bit 0) / a NOT (bit 1) filter on it */
+    uint32_t *filtered;           /* per compact id: ECS__FAND / ECS__FNOT if some system's query has it */
     uint64_t *scratch;            /* 3 rows, for ecs__into_out */
     uint64_t *inferred;           /* from << 32 | to */
     uint32_t inferred_count, inferred_cap;
@@ -4939,14 +4959,28 @@ static bool ecs__run_order(ecs__build *b, const ecs__comps *cp, const uint32_t *
     return true;
 }
 
+/* Which sides write in the conflicting combinations of two systems' accesses
+   to one id (bit 0: a, bit 1: c; 0: no conflict). Term against term is no
+   conflict when the queries are disjoint. */
+static int ecs__contested(uint32_t ha, uint32_t hc, bool disjoint) {
+    int how = 0;
+    bool at = ha & (ECS__TR | ECS__TW), al = ha & (ECS__LR | ECS__LW), atw = ha & ECS__TW, alw = ha & ECS__LW;
+    bool ct = hc & (ECS__TR | ECS__TW), cl = hc & (ECS__LR | ECS__LW), ctw = hc & ECS__TW, clw = hc & ECS__LW;
+    if (al && cl && (alw || clw)) how |= (alw ? 1 : 0) | (clw ? 2 : 0);
+    if (al && ct && (alw || ctw)) how |= (alw ? 1 : 0) | (ctw ? 2 : 0);
+    if (at && cl && (atw || clw)) how |= (atw ? 1 : 0) | (clw ? 2 : 0);
+    if (at && ct && !disjoint && (atw || ctw)) how |= (atw ? 1 : 0) | (ctw ? 2 : 0);
+    return how;
+}
+
 /* Whether a and c can never match the same table: one has AND x, the other NOT x. */
 static bool ecs__disjoint(const ecs__build *b, uint32_t a, uint32_t c) {
-    uint32_t i = b->flt_at[a], j = b->flt_at[c];
-    while (i < b->flt_at[a + 1] && j < b->flt_at[c + 1]) {
-        uint32_t x = b->flt[i] >> 2, y = b->flt[j] >> 2, fa = b->flt[i] & 3, fc = b->flt[j] & 3;
-        if (x < y) i++;
-        else if (x > y) j++;
-        else { if (((fa & 1) && (fc & 2)) || ((fa & 2) && (fc & 1))) return true; i++; j++; }
+    uint32_t i = b->acc_at[a], j = b->acc_at[c];
+    while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
+        const ecs__decl *x = &b->acc[i], *y = &b->acc[j];
+        if (x->id < y->id) i++;
+        else if (x->id > y->id) j++;
+        else { if (ecs__filters_exclude(x->how, y->how)) return true; i++; j++; }
     }
     return false;
 }
@@ -4961,8 +4995,8 @@ static void ecs__into_out(const ecs__build *b, uint32_t a, uint64_t *into, uint6
     uint32_t W = b->words;
     uint64_t *ti = b->scratch, *to = b->scratch + W, *d = b->scratch + 2 * W;
     bool terms = false, apart = false;   /* apart: some query may be disjoint from a's */
-    for (uint32_t k = b->flt_at[a]; k < b->flt_at[a + 1] && !apart; k++)
-        apart = (b->filtered[b->flt[k] >> 2] & ((b->flt[k] & 1) << 1 | (b->flt[k] & 2) >> 1)) != 0;
+    for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1] && !apart; k++)
+        apart = ecs__filters_exclude(b->acc[k].how, b->filtered[b->acc[k].id]);
     memset(into, 0, (size_t)W * 8);
     if (out) memset(out, 0, (size_t)W * 8);
     for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++) {
@@ -4981,9 +5015,9 @@ static void ecs__into_out(const ecs__build *b, uint32_t a, uint64_t *into, uint6
         }
     }
     if (terms) {
-        for (uint32_t k = b->flt_at[a]; k < b->flt_at[a + 1]; k++) {
-            if (b->flt[k] & 1) ecs__bits_or(d, ecs__row(b, b->flt[k] >> 2, ECS__ROW_NOT), W);
-            if (b->flt[k] & 2) ecs__bits_or(d, ecs__row(b, b->flt[k] >> 2, ECS__ROW_AND), W);
+        for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++) {   /* the queries disjoint from a's */
+            if (b->acc[k].how & ECS__FAND) ecs__bits_or(d, ecs__row(b, b->acc[k].id, ECS__ROW_NOT), W);
+            if (b->acc[k].how & ECS__FNOT) ecs__bits_or(d, ecs__row(b, b->acc[k].id, ECS__ROW_AND), W);
         }
         uint32_t *with = &b->w->systems[b->sys[a]].disjoint;
         for (uint32_t k = 0; k < W; k++) {
@@ -5012,11 +5046,10 @@ static uint32_t ecs__written_into(const ecs__build *b, uint32_t a, uint32_t c) {
     bool dis = ecs__disjoint(b, a, c);
     uint32_t i = b->acc_at[a], j = b->acc_at[c];
     while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
-        const ecs__access *x = &b->acc[i], *y = &b->acc[j];
+        const ecs__decl *x = &b->acc[i], *y = &b->acc[j];
         if (x->id < y->id) { i++; continue; }
         if (x->id > y->id) { j++; continue; }
-        if ((x->how & ECS__LW) || ((x->how & ECS__TW) && ((y->how & (ECS__LR | ECS__LW)) || !dis)))
-            return x->id;
+        if (ecs__contested(x->how, y->how, dis) & 1) return x->id;
         i++; j++;
     }
     return ECS__NONE;
@@ -5244,20 +5277,6 @@ static bool ecs__text_edge(ecs_world *w, const ecs__edge *e) {
     return ecs__text(w, "\"%s\" lists \"%s\" in before", ecs__sname(w, e->from), ecs__sname(w, e->to));
 }
 
-/* Which sides write in the conflicting combinations of two systems' accesses
-   to one id (bit 0: a, bit 1: c; 0: no conflict). Term against term is no
-   conflict when the queries are disjoint. */
-static int ecs__contested(uint32_t ha, uint32_t hc, bool disjoint) {
-    int how = 0;
-    bool at = ha & (ECS__TR | ECS__TW), al = ha & (ECS__LR | ECS__LW), atw = ha & ECS__TW, alw = ha & ECS__LW;
-    bool ct = hc & (ECS__TR | ECS__TW), cl = hc & (ECS__LR | ECS__LW), ctw = hc & ECS__TW, clw = hc & ECS__LW;
-    if (al && cl && (alw || clw)) how |= (alw ? 1 : 0) | (clw ? 2 : 0);
-    if (al && ct && (alw || ctw)) how |= (alw ? 1 : 0) | (ctw ? 2 : 0);
-    if (at && cl && (atw || clw)) how |= (atw ? 1 : 0) | (clw ? 2 : 0);
-    if (at && ct && !disjoint && (atw || ctw)) how |= (atw ? 1 : 0) | (ctw ? 2 : 0);
-    return how;
-}
-
 /* A shortest loop through s inside component c: its length, and in *close
    the system whose edge returns to s (prev[] holds the path). */
 static uint32_t ecs__loop_bfs(const ecs__comps *cp, uint32_t c, const uint32_t *at, const uint32_t *adj,
@@ -5414,7 +5433,7 @@ static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
     uint32_t n = 0, i = b->acc_at[a], j = b->acc_at[c];
     bool dis = ecs__disjoint(b, a, c);
     while (i < b->acc_at[a + 1] && j < b->acc_at[c + 1]) {
-        const ecs__access *x = &b->acc[i], *y = &b->acc[j];
+        const ecs__decl *x = &b->acc[i], *y = &b->acc[j];
         if (x->id < y->id) { i++; continue; }
         if (x->id > y->id) { j++; continue; }
         int how = ecs__contested(x->how, y->how, dis);
@@ -5512,59 +5531,39 @@ static bool ecs__build_run_order(ecs__build *b) {
            ecs__components(b, b->dout_at, b->dout, &b->dc);
 }
 
-/* Step 3: accesses and filters per system with compact ids, then the rows
-   per id. Compact 0 is "the whole world": every system reads it and an
-   EXCLUSIVE system writes it. */
+/* Step 3: each system's declaration over compact ids, then the rows per
+   id. Compact ids follow ids in ascending order, so a declaration (sorted
+   by id) maps to a sorted list. Compact 0 is "the whole world": every
+   system reads it and an EXCLUSIVE system writes it. */
 static bool ecs__build_access(ecs__build *b) {
     ecs_world *w = b->w;
-    uint32_t m = b->m, W = b->words, *compact = b->compact, ids = 1, total = 0, filters = 0;
+    uint32_t m = b->m, W = b->words, *compact = b->compact, ids = 1, total = 0, n = 0;
+    for (uint32_t a = 0; a < m; a++) total += w->systems[b->sys[a]].decl_count;
+    uint64_t *all = (uint64_t *)ecs__tmp(b, total, 8);
     b->acc_at = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
-    b->acc = (ecs__access *)ecs__tmp(b, (size_t)m * (3 * ECS_MAX_TERMS + 1), sizeof(ecs__access));
-    b->flt_at = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
-    b->flt = (uint32_t *)ecs__tmp(b, (size_t)m * ECS_MAX_TERMS, sizeof(uint32_t));
-    b->id_of = (ecs_id *)ecs__tmp(b, (size_t)w->id_count + 1, sizeof(ecs_id));
-    if (!b->acc_at || !b->acc || !b->flt_at || !b->flt || !b->id_of) return false;
+    b->acc = (ecs__decl *)ecs__tmp(b, (size_t)total + m, sizeof(ecs__decl));
+    b->id_of = (ecs_id *)ecs__tmp(b, (size_t)total + 1, sizeof(ecs_id));
+    if (!all || !b->acc_at || !b->acc || !b->id_of) return false;
+    for (uint32_t a = 0; a < m; a++)
+        for (uint32_t k = 0; k < w->systems[b->sys[a]].decl_count; k++) all[n++] = w->systems[b->sys[a]].decl[k].id;
+    ecs__sort_u64(all, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (!i || all[i] != all[i - 1]) { compact[all[i]] = ids; b->id_of[ids++] = (ecs_id)all[i]; }
+    ecs__tmp_release(b, all);
+    total = 0;
     for (uint32_t a = 0; a < m; a++) {
-        ecs__system *s = &w->systems[b->sys[a]];
-        ecs__access *list = b->acc + total;
-        uint32_t n = 0;
-        list[n].id = 0; list[n++].how = ECS__LR | (s->flags & ECS_SYSTEM_EXCLUSIVE ? ECS__LW : 0);
-        b->flt_at[a] = filters;
-        for (int k = 0; k < 3 * ECS_MAX_TERMS; k++) {
-            ecs_id id = k < ECS_MAX_TERMS ? (k < s->term_count ? s->terms[k].id : 0)
-                      : k < 2 * ECS_MAX_TERMS ? s->reads[k - ECS_MAX_TERMS] : s->writes[k - 2 * ECS_MAX_TERMS];
-            if (!id) { k = (k / ECS_MAX_TERMS + 1) * ECS_MAX_TERMS - 1; continue; }
-            if (compact[id] == ECS__NONE) { compact[id] = ids; b->id_of[ids++] = id; }
-            uint32_t x = compact[id], how;
-            if (k < ECS_MAX_TERMS) {
-                ecs_oper oper = s->terms[k].oper;
-                if (oper != ECS_OPTIONAL) {   /* a filter: sorted insertion, merged */
-                    uint32_t f = oper == ECS_NOT ? 2 : 1, p = filters;
-                    while (p > b->flt_at[a] && b->flt[p - 1] >> 2 > x) p--;
-                    if (p > b->flt_at[a] && b->flt[p - 1] >> 2 == x) b->flt[p - 1] |= f;
-                    else {
-                        memmove(b->flt + p + 1, b->flt + p, (filters - p) * sizeof *b->flt);
-                        b->flt[p] = x << 2 | f;
-                        filters++;
-                    }
-                }
-                if (oper == ECS_NOT) continue;
-                how = ECS__TR | (s->terms[k].access & ECS_WRITE ? ECS__TW : 0);
-            } else {
-                how = ECS__LR | (k >= 2 * ECS_MAX_TERMS ? ECS__LW : 0);
-            }
-            uint32_t p = n;   /* insertion keeps the list sorted, merged */
-            while (p > 0 && list[p - 1].id > x) p--;
-            if (p > 0 && list[p - 1].id == x) { list[p - 1].how |= how; continue; }
-            memmove(list + p + 1, list + p, (n - p) * sizeof *list);
-            list[p].id = x; list[p].how = how;
-            n++;
-        }
+        const ecs__system *s = &w->systems[b->sys[a]];
+        ecs__decl *list = b->acc + total;
         b->acc_at[a] = total;
-        total += n;
+        list[0].id = 0;
+        list[0].how = ECS__LR | (s->flags & ECS_SYSTEM_EXCLUSIVE ? ECS__LW : 0);
+        for (uint32_t k = 0; k < s->decl_count; k++) {
+            list[k + 1].id = compact[s->decl[k].id];
+            list[k + 1].how = s->decl[k].how;
+        }
+        total += s->decl_count + 1;
     }
     b->acc_at[m] = total;
-    b->flt_at[m] = filters;
     b->ids = ids;
     for (uint32_t x = 1; x < ids; x++) compact[b->id_of[x]] = ECS__NONE;   /* for the next stage */
     b->rows = (uint64_t *)ecs__tmp(b, (size_t)ids * ECS__ROWS * W, 8);
@@ -5578,13 +5577,11 @@ static bool ecs__build_access(ecs__build *b) {
             if (how & ECS__TW) ecs__bit_set(ecs__row(b, x, ECS__ROW_TW), a);
             if (how & ECS__LR) ecs__bit_set(ecs__row(b, x, ECS__ROW_LA), a);
             if (how & ECS__LW) ecs__bit_set(ecs__row(b, x, ECS__ROW_LW), a);
-            ecs__bit_set(ecs__row(b, x, ECS__ROW_AA), a);
-            if (how & (ECS__TW | ECS__LW)) ecs__bit_set(ecs__row(b, x, ECS__ROW_AW), a);
-        }
-        for (uint32_t k = b->flt_at[a]; k < b->flt_at[a + 1]; k++) {
-            if (b->flt[k] & 1) ecs__bit_set(ecs__row(b, b->flt[k] >> 2, ECS__ROW_AND), a);
-            if (b->flt[k] & 2) ecs__bit_set(ecs__row(b, b->flt[k] >> 2, ECS__ROW_NOT), a);
-            b->filtered[b->flt[k] >> 2] |= b->flt[k] & 3;
+            if (how & ECS__ACCESSES) ecs__bit_set(ecs__row(b, x, ECS__ROW_AA), a);
+            if (how & ECS__WRITES) ecs__bit_set(ecs__row(b, x, ECS__ROW_AW), a);
+            if (how & ECS__FAND) ecs__bit_set(ecs__row(b, x, ECS__ROW_AND), a);
+            if (how & ECS__FNOT) ecs__bit_set(ecs__row(b, x, ECS__ROW_NOT), a);
+            b->filtered[x] |= how & ECS__FILTERS;
         }
     }
     for (uint32_t a = 0; a < m; a++) w->systems[b->sys[a]].disjoint = 0;   /* set by ecs__into_out */
@@ -6254,8 +6251,7 @@ ECS__COLD void ecs__call_checked(ecs_world *w, const ecs__system *s, ecs_iter *i
     for (int i = 0; i < s->term_count; i++) {
         const ecs_term *t = &s->terms[i];
         check[i] = it->priv.fields[i] && !(t->access & ECS_WRITE);
-        for (int k = 0; check[i] && k < s->access_count; k++)
-            if (s->access[k] == t->id && s->access_write[k]) check[i] = false;
+        if (ecs__declared(s, t->id) & ECS__WRITES) check[i] = false;
         if (!check[i]) continue;
         bytes[i] = (size_t)it->count * w->ids[t->id].size;
         before[i] = ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]);
