@@ -16,7 +16,7 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/ex_%,$(wildcard examples/*.c))
 
 SHELL   := /bin/bash
 .SHELLFLAGS := -o pipefail -c   # a crashing test binary must fail its `| tee` line
-.PHONY: all run test bench clean examples test-asan test-release test-gen4 test-cxx test-readme \
+.PHONY: all run test lint bench clean examples test-asan test-release test-gen4 test-cxx test-readme \
         test-tsan test-helgrind test-nothreads test-examples
 
 all: examples $(BUILD)/tests_asan
@@ -92,9 +92,23 @@ TESTBINS  = $(BUILD)/tests_asan $(BUILD)/tests_release $(BUILD)/tests_gen4 $(BUI
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TESTBINS) examples
-	@$(MAKE) --no-print-directory test-cxx test-readme test-examples test-asan test-release test-gen4 \
+	@$(MAKE) --no-print-directory lint test-cxx test-readme test-examples test-asan test-release test-gen4 \
 		test-nothreads test-fuzz-corpus test-tsan test-helgrind test-ports
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary
+
+# ---- lint: the shape of ecs.h (tests/lint.awk says what it checks) -------
+# It must also fail on a header that breaks each rule: a second prototype, a
+# function of 121 lines, a missing blank line, an undocumented public
+# function, a banner CONTENTS does not list.
+lint: | $(BUILD)
+	@echo "== lint: CONTENTS, prototypes, function and section sizes, public docs"
+	awk -f tests/lint.awk ecs.h
+	@sed 's|^static bool ecs__query_match(const ecs_query \*q, const ecs__table \*t, ecs__match \*m);|&\n&|' ecs.h > $(BUILD)/lint1.h
+	@awk '/^static bool ecs__stage_build\(/{print; for (i = 0; i < 120; i++) print "    (void)0;"; next} 1' ecs.h > $(BUILD)/lint2.h
+	@awk '{print} /^static bool ecs__stage_build\(/{f=1} f && /^}$$/ {getline; f=0}' ecs.h > $(BUILD)/lint3.h
+	@sed 's|^/\* Live entities (pending and reserved ones not included). \*/$$||' ecs.h > $(BUILD)/lint4.h
+	@sed 's|>>hash: the world hash|>>hashes: the world hash|' ecs.h > $(BUILD)/lint5.h
+	@for k in 1 2 3 4 5; do ! awk -f tests/lint.awk $(BUILD)/lint$$k.h > /dev/null || { echo "lint missed mutant $$k"; exit 1; }; done
 
 # ---- examples ------------------------------------------------------------
 examples: $(EXAMPLES)

@@ -22,8 +22,9 @@
                     running, looking inside
        >>impl       the implementation, in data-flow order:
                     >>platform >>alloc >>containers >>world >>access >>ids >>entity
-                    >>table >>query >>commands >>snapshot >>systems >>graph >>dot
-                    >>sched >>stats >>simulate >>trace
+                    >>table >>query >>commands >>calls >>snapshot >>savefile >>hash
+                    >>systems >>graph >>conflicts >>report >>validate >>dot >>sched
+                    >>stats >>simulate >>trace >>lifetime
        >>license    at the very bottom
 
    CONFIG MACROS (define before including the implementation)
@@ -323,6 +324,8 @@ ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, si
    repeat here. */
 ECS_API ecs_result ecs_create_many_values(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
                                           const void *const *values, ecs_entity *out);
+/* Destroys e and its children (depth first, in attach order), with their
+   on_remove hooks and dtors; ECS_ERR_STALE if e is not alive. */
 ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e);
 /* Destroys n entities (each with its children, as ecs_destroy), all or
    nothing: a handle that is not alive is ECS_ERR_STALE, an open query loop
@@ -332,7 +335,7 @@ ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e);
 ECS_API ecs_result ecs_destroy_many(ecs_world *w, const ecs_entity *entities, size_t n);
 /* Destroys every entity that has id (and their children), all or nothing. */
 ECS_API ecs_result ecs_destroy_with(ecs_world *w, ecs_id id);
-ECS_API bool       ecs_is_alive(const ecs_world *w, ecs_entity e);
+ECS_API bool       ecs_is_alive(const ecs_world *w, ecs_entity e);   /* created, not destroyed */
 /* Adding an id the entity has, or removing one it lacks, is ECS_OK and no change. */
 ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id);     /* zero value */
 ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id);
@@ -340,7 +343,7 @@ ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id);
    only for a tag; it may point into the world (another entity's ecs_get, or
    e's own): it is read before any row moves. */
 ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *value);
-ECS_API bool       ecs_has(const ecs_world *w, ecs_entity e, ecs_id id);
+ECS_API bool       ecs_has(const ecs_world *w, ecs_entity e, ecs_id id);   /* false if e is dead */
 /* The component's value; NULL if e is dead, lacks it, or id is a tag. The
    pointer is valid until the next structural change to e's table. */
 ECS_API const void *ecs_get(const ecs_world *w, ecs_entity e, ecs_id id);
@@ -381,7 +384,7 @@ ECS_API int        ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id
 typedef struct ecs_snapshot ecs_snapshot;
 ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w);                  /* NULL + error */
 ECS_API ecs_result    ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s);
-ECS_API void          ecs_snapshot_free(ecs_snapshot *s);
+ECS_API void          ecs_snapshot_free(ecs_snapshot *s);               /* NULL is fine */
 /* A save file: versioned, little-endian framing, checksummed; component
    values are their bytes as this platform lays them out (or serialize's
    output), so files move between builds of one platform, not between
@@ -491,10 +494,11 @@ ECS_API void       ecs_query_free(ecs_query *q);
    applied at 60 fps), then ecs_cmd_create fails with ECS_ERR_NOMEM. A buffer
    holds at most 2^24 pending creates and 2 GiB of values (ECS_ERR_ARG). */
 ECS_API ecs_entity ecs_cmd_create(ecs_commands *c);
-ECS_API ecs_result ecs_cmd_destroy(ecs_commands *c, ecs_entity e);
-ECS_API ecs_result ecs_cmd_add(ecs_commands *c, ecs_entity e, ecs_id id);
-ECS_API ecs_result ecs_cmd_remove(ecs_commands *c, ecs_entity e, ecs_id id);
-ECS_API ecs_result ecs_cmd_set(ecs_commands *c, ecs_entity e, ecs_id id, const void *value);
+ECS_API ecs_result ecs_cmd_destroy(ecs_commands *c, ecs_entity e);              /* as ecs_destroy */
+ECS_API ecs_result ecs_cmd_add(ecs_commands *c, ecs_entity e, ecs_id id);       /* as ecs_add */
+ECS_API ecs_result ecs_cmd_remove(ecs_commands *c, ecs_entity e, ecs_id id);    /* as ecs_remove */
+ECS_API ecs_result ecs_cmd_set(ecs_commands *c, ecs_entity e, ecs_id id,
+                               const void *value);   /* as ecs_set; value copied now (above) */
 /* Pending handles of the buffer allowed on both sides; a command whose child
    or parent is dead when it applies, or that would make a loop, is dropped. */
 ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_entity parent);
@@ -505,7 +509,7 @@ ECS_API ecs_commands *ecs_commands_new(ecs_world *w);
    locked table: ECS_ERR_BUSY), applying stops there and the rest stays in the
    buffer; calling again resumes. ECS_ERR_BUSY in defer mode. */
 ECS_API ecs_result ecs_commands_apply(ecs_world *w, ecs_commands *c);
-ECS_API void ecs_commands_free(ecs_commands *c);
+ECS_API void ecs_commands_free(ecs_commands *c);   /* unapplied commands are dropped */
 /* Commands dropped so far because their target was dead. */
 ECS_API size_t ecs_commands_dropped(const ecs_world *w);
 
@@ -515,7 +519,7 @@ ECS_API size_t ecs_commands_dropped(const ecs_world *w);
    outermost end applies everything in call order, with ecs_commands_apply's
    rules; if that stops on ECS_ERR_NOMEM, ecs_defer_end again resumes it. */
 ECS_API ecs_result ecs_defer_begin(ecs_world *w);
-ECS_API ecs_result ecs_defer_end(ecs_world *w);
+ECS_API ecs_result ecs_defer_end(ecs_world *w);   /* not in defer mode, nothing to resume: ECS_ERR_ARG */
 
 /* ---- >>api: systems ------------------------------------------------------ */
 #define ECS_MAX_DEPS 16
@@ -699,8 +703,10 @@ typedef struct ecs_frame_stats {
     double parallelism;    /* (work_us + sync_work_us) / wall_us: about 1.0 on one thread */
     int threads;
 } ecs_frame_stats;
+/* System s's figures, and the latest timed frame's; ECS_ERR_ARG for an
+   unknown system or a NULL out. */
 ECS_API ecs_result ecs_system_stats_get(const ecs_world *w, ecs_system s, ecs_system_stats *out);
-ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out);
+ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out);   /* see above */
 
 /* Replays the scheduler's policy in a discrete-event simulation: the graph
    on `threads` threads, with durations[s - 1] for system s (any unit; NULL =
@@ -720,7 +726,7 @@ typedef struct ecs_sim_result {
                               (0 when durations are given) */
 } ecs_sim_result;
 ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double *durations,
-                                         ecs_sim_result *out);
+                                         ecs_sim_result *out);   /* see above */
 
 /* Records when each system and chunk ran, on which thread, plus frames and
    sync points. Turning it on starts a new recording. */
@@ -783,7 +789,9 @@ template <typename T> static inline ecs_id ecs__component_cxx(ecs_world *w, cons
 #  include <assert.h>
 #  define ECS_ASSERT(c) assert(c)
 #endif
-#if !defined(ECS_REALLOC) || !defined(ECS_FREE)
+#if defined(ECS_REALLOC) != defined(ECS_FREE)
+#  error "ecs.h: define both ECS_REALLOC and ECS_FREE, or neither"
+#elif !defined(ECS_REALLOC)
 #  define ECS_REALLOC(p, n) realloc((p), (n))
 #  define ECS_FREE(p) free(p)
 #endif
@@ -839,12 +847,14 @@ static unsigned __stdcall ecs__win_main(void *p) {
     st->fn(st->arg);
     return 0;
 }
+
 static bool ecs__thrd_create(ecs__thrd *t, ecs__start *st) {
     unsigned id = 0;
     t->handle = (void *)_beginthreadex(NULL, 0, ecs__win_main, st, 0, &id);
     t->id = id;
     return t->handle != NULL;
 }
+
 static void ecs__thrd_join(ecs__thrd t) { WaitForSingleObject(t.handle, 0xFFFFFFFFul); CloseHandle(t.handle); }
 static ecs__thrd ecs__thrd_self(void) { ecs__thrd t = {NULL, GetCurrentThreadId()}; return t; }
 static bool ecs__thrd_equal(ecs__thrd a, ecs__thrd b) { return a.id == b.id; }
@@ -873,6 +883,7 @@ static void *ecs__pthread_main(void *p) {
     st->fn(st->arg);
     return NULL;
 }
+
 static bool ecs__thrd_create(ecs__thrd *t, ecs__start *st) { return pthread_create(t, NULL, ecs__pthread_main, st) == 0; }
 static void ecs__thrd_join(ecs__thrd t) { pthread_join(t, NULL); }
 static ecs__thrd ecs__thrd_self(void) { return pthread_self(); }
@@ -1106,6 +1117,7 @@ static uint64_t ecs__hash64(uint64_t x) {   /* murmur3 finalizer */
     x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
     return x ^ (x >> 33);
 }
+
 static uint64_t ecs__hash_bytes(const void *p, size_t n) {   /* FNV-1a, never 0 */
     const unsigned char *b = (const unsigned char *)p;
     uint64_t h = 1469598103934665603ull;
@@ -1125,7 +1137,7 @@ static void *ecs__alloc(struct ecs_world *w, size_t n);
 static void *ecs__realloc(struct ecs_world *w, void *p, size_t n);
 static void  ecs__free(struct ecs_world *w, void *p);
 
-/* ---- >>containers: growable arrays and an open-addressing hash map -------- */
+/* ---- >>containers: growable arrays, a hash map, bitsets, a byte hash ------ */
 
 /* Grows the array *vec (elements of elem bytes, capacity *cap) to hold need
    elements. On failure nothing changes. vec is a pointer to the array pointer;
@@ -1143,6 +1155,7 @@ static bool ecs__reserve(struct ecs_world *w, void *vec, uint32_t *cap, size_t n
     *cap = (uint32_t)n;
     return true;
 }
+
 #define ECS__RESERVE(w, vec, cap, need) ecs__reserve((w), &(vec), &(cap), (need), sizeof *(vec))
 
 /* uint64 -> uint64 map, linear probing, load <= 1/2, key 0 = empty. Several
@@ -1155,6 +1168,7 @@ static void ecs__map_put(ecs__map *m, uint64_t key, uint64_t val) {   /* after r
     while (m->keys[i]) i = (i + 1) & mask;
     m->keys[i] = key; m->vals[i] = val; m->count++;
 }
+
 static bool ecs__map_reserve(struct ecs_world *w, ecs__map *m, uint32_t extra) {
     size_t need = ((size_t)m->count + extra) * 2;
     if (need <= m->cap) return true;
@@ -1171,6 +1185,7 @@ static bool ecs__map_reserve(struct ecs_world *w, ecs__map *m, uint32_t extra) {
     ecs__free(w, old.keys);
     return true;
 }
+
 /* The next value stored under key; *step starts at 0. */
 static uint64_t *ecs__map_next(const ecs__map *m, uint64_t key, uint32_t *step) {
     if (!m->cap) return NULL;
@@ -1182,10 +1197,12 @@ static uint64_t *ecs__map_next(const ecs__map *m, uint64_t key, uint32_t *step) 
     }
     return NULL;
 }
+
 static uint64_t *ecs__map_get(const ecs__map *m, uint64_t key) {
     uint32_t step = 0;
     return ecs__map_next(m, key, &step);
 }
+
 static void ecs__map_fini(struct ecs_world *w, ecs__map *m) { ecs__free(w, m->keys); }
 
 /* Bitsets: rows of 64-bit words, one bit per system (reach) or id. */
@@ -1214,11 +1231,13 @@ static uint32_t ecs__popcount(uint64_t x) {   /* SWAR: no library call without -
 static bool ecs__heap_above(const double *key, uint32_t a, uint32_t b) {
     return key[a] > key[b] || (key[a] == key[b] && a < b);
 }
+
 static void ecs__heap_push(uint32_t *h, uint32_t *n, uint32_t v, const double *key) {
     uint32_t i = (*n)++;
     for (; i > 0 && ecs__heap_above(key, v, h[(i - 1) / 2]); i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
     h[i] = v;
 }
+
 static uint32_t ecs__heap_pop(uint32_t *h, uint32_t *n, const double *key) {
     uint32_t top = h[0], v = h[--(*n)], i = 0;
     for (uint32_t c; (c = 2 * i + 1) < *n; i = c) {
@@ -1238,12 +1257,62 @@ static void ecs__sift(uint64_t *a, size_t root, size_t n) {
         uint64_t t = a[root]; a[root] = a[child]; a[child] = t;
     }
 }
+
 static void ecs__sort_u64(uint64_t *a, size_t n) {
     for (size_t i = n / 2; i-- > 0;) ecs__sift(a, i, n);
     for (size_t i = n; i-- > 1;) {
         uint64_t t = a[0]; a[0] = a[i]; a[i] = t;
         ecs__sift(a, 0, i);
     }
+}
+
+/* A 64-bit hash in four lanes (so it streams at memory speed), fed in
+   pieces; every load is little-endian, so files checksum alike anywhere. */
+typedef struct ecs__hasher {
+    uint64_t lane[4], total;
+    unsigned char tail[32];
+    uint32_t n;
+} ecs__hasher;
+#define ECS__P1 0x9e3779b97f4a7c15ull
+#define ECS__P2 0xc2b2ae3d27d4eb4full
+static uint64_t ecs__rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
+static uint64_t ecs__le64(const unsigned char *p) {
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+static void ecs__stripe(uint64_t *lane, const unsigned char *p) {
+    for (int k = 0; k < 4; k++) lane[k] = ecs__rotl(lane[k] + ecs__le64(p + 8 * k) * ECS__P2, 31) * ECS__P1;
+}
+
+static void ecs__hash_init(ecs__hasher *h) {
+    memset(h, 0, sizeof *h);
+    h->lane[0] = ECS__P1 + ECS__P2; h->lane[1] = ECS__P2; h->lane[3] = 0 - ECS__P1;
+}
+
+static void ecs__hash_feed(ecs__hasher *h, const void *data, size_t len) {
+    const unsigned char *p = (const unsigned char *)data;
+    h->total += len;
+    if (h->n) {
+        size_t take = 32 - h->n < len ? 32 - h->n : len;
+        memcpy(h->tail + h->n, p, take);
+        h->n += (uint32_t)take; p += take; len -= take;
+        if (h->n < 32) return;
+        ecs__stripe(h->lane, h->tail);
+        h->n = 0;
+    }
+    for (; len >= 32; p += 32, len -= 32) ecs__stripe(h->lane, p);
+    if (len) memcpy(h->tail, p, len);
+    h->n = (uint32_t)len;
+}
+
+static uint64_t ecs__hash_done(const ecs__hasher *h) {
+    uint64_t x = ecs__rotl(h->lane[0], 1) + ecs__rotl(h->lane[1], 7) + ecs__rotl(h->lane[2], 12) +
+                 ecs__rotl(h->lane[3], 18) + h->total * ECS__P2;
+    unsigned char last[32] = {0};
+    memcpy(last, h->tail, h->n);
+    for (uint32_t i = 0; i < h->n; i += 8) x = ecs__hash64(x ^ ecs__le64(last + i)) * ECS__P1;
+    return ecs__hash64(x);
 }
 
 /* ---- >>world: the world's state (functions that need all of it come last) - */
@@ -1602,6 +1671,7 @@ static ecs__tctx *ecs__thread_ctx(const ecs_world *w) {
 #endif
     return &w->tctx[0];
 }
+
 /* Each worker has its own message buffer, so failing calls in parallel
    systems never write the same memory. */
 static ecs__msg *ecs__error_buf(const ecs_world *cw) {
@@ -1612,6 +1682,7 @@ static ecs__msg *ecs__error_buf(const ecs_world *cw) {
     }
     return &w->error;
 }
+
 static const char *ecs__msg_text(const ecs__msg *m) { return m->use_big ? m->big : m->small; }
 
 static void ecs__msg_vset(ecs_world *w, ecs__msg *m, const char *fmt, va_list ap) {
@@ -1628,6 +1699,7 @@ static void ecs__msg_vset(ecs_world *w, ecs__msg *m, const char *fmt, va_list ap
     }
     va_end(again);
 }
+
 static void ecs__msg_set(ecs_world *w, ecs__msg *m, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -1662,6 +1734,7 @@ static ecs_result ecs__check_running(const ecs_world *w, const char *fn) {
     return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run; record structural "
                      "changes in it->commands, or make the system EXCLUSIVE", fn);
 }
+
 static ecs_result ecs__check_idle(const ecs_world *w, const char *fn) {
     if (w->phase == ECS__IDLE) return ECS_OK;
     return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed during ecs_progress", fn);
@@ -1706,6 +1779,13 @@ ECS__COLD ecs_result ecs__refuse(const ecs_world *cw, const char *fmt, ...) {
     return ECS_ERR_ACCESS;
 }
 
+/* What system s declared about id (its ECS__ bits; 0: nothing). */
+static uint32_t ecs__declared(const ecs__system *s, ecs_id id) {
+    for (uint32_t i = 0; i < s->decl_count && s->decl[i].id <= id; i++)
+        if (s->decl[i].id == id) return s->decl[i].how;
+    return 0;
+}
+
 #if ECS_CHECK_ACCESS
 /* The system the calling thread runs, if the checks apply to it: not
    outside systems, not in an EXCLUSIVE one (it runs alone). */
@@ -1718,11 +1798,7 @@ static const ecs__system *ecs__checked(const ecs_world *w, const ecs__tctx **tcp
     *tcp = tc;
     return s;
 }
-static uint32_t ecs__declared(const ecs__system *s, ecs_id id) {   /* its ECS__ bits, 0 if none */
-    for (uint32_t i = 0; i < s->decl_count && s->decl[i].id <= id; i++)
-        if (s->decl[i].id == id) return s->decl[i].how;
-    return 0;
-}
+
 
 static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id);
 
@@ -1825,6 +1901,7 @@ static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool w
     (void)w; (void)fn; (void)id; (void)write; (void)e;
     return true;
 }
+
 static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
     (void)w; (void)q;
     return true;
@@ -1842,6 +1919,7 @@ ECS__COLD ecs_result ecs__bad_component(const ecs_world *w, const char *fn, ecs_
     return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a resource, not a component",
                      fn, w->ids[id].name);
 }
+
 static inline ecs_result ecs__check_component(const ecs_world *w, const char *fn, ecs_id id) {
     return ecs__id_valid(w, id) && !w->ids[id].resource ? ECS_OK : ecs__bad_component(w, fn, id);
 }
@@ -1913,10 +1991,12 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
 ECS_API ecs_id ecs_component(ecs_world *w, const char *name, size_t size, size_t align) {
     return ecs__register(w, "ecs_component", name, size, align, false, NULL);
 }
+
 ECS_API ecs_id ecs_resource(ecs_world *w, const char *name, size_t size, size_t align,
                             const void *init) {
     return ecs__register(w, "ecs_resource", name, size, align, true, init);
 }
+
 static ecs_commands *ecs__commands_new(ecs_world *w);
 static void ecs__commands_free(ecs_world *w, ecs_commands *c);
 
@@ -1998,9 +2078,11 @@ static ecs_id ecs__init(ecs_world *w, const char *fn, const ecs_component_desc *
     }
     return id;
 }
+
 ECS_API ecs_id ecs_component_init(ecs_world *w, const ecs_component_desc *d) {
     return ecs__init(w, "ecs_component_init", d, false, NULL);
 }
+
 ECS_API ecs_id ecs_resource_init(ecs_world *w, const ecs_component_desc *d, const void *init) {
     return ecs__init(w, "ecs_resource_init", d, true, init);
 }
@@ -2008,12 +2090,15 @@ ECS_API ecs_id ecs_resource_init(ecs_world *w, const ecs_component_desc *d, cons
 ECS_API ecs_id ecs_lookup(const ecs_world *w, const char *name) {
     return w && name ? ecs__id_find(w, name) : 0;
 }
+
 ECS_API const char *ecs_id_name(const ecs_world *w, ecs_id id) {
     return w && ecs__id_valid(w, id) ? w->ids[id].name : NULL;
 }
+
 ECS_API size_t ecs_id_size(const ecs_world *w, ecs_id id) {
     return w && ecs__id_valid(w, id) ? w->ids[id].size : 0;
 }
+
 ECS_API ecs_id ecs_id_count(const ecs_world *w) { return w ? w->id_count : 0; }
 
 ECS_API void *ecs_resource_get(ecs_world *w, ecs_id id) {
@@ -2051,6 +2136,7 @@ ECS__COLD ecs_result ecs__not_alive(const ecs_world *w, const char *fn, ecs_enti
     return ecs__fail(w, ECS_ERR_STALE, "%s: entity %u (generation %u) is not alive", fn,
                      (unsigned)ecs__index(e), (unsigned)ecs__gen(e));
 }
+
 /* The check every entity call starts with: inline, the message out of line. */
 static inline ecs_result ecs__check_alive(const ecs_world *w, const char *fn, ecs_entity e) {
     return ecs__alive(w, e) ? ECS_OK : ecs__not_alive(w, fn, e);
@@ -2069,11 +2155,13 @@ static uint32_t ecs__slot_take(ecs_world *w) {
     }
     return i;
 }
+
 static bool ecs__slots_reserve(ecs_world *w, size_t n) {
     if (n <= w->free_count) return true;
     size_t need = (size_t)w->record_count + (n - w->free_count);
     return need < ECS__NONE && ECS__RESERVE(w, w->records, w->record_cap, need);
 }
+
 /* A slot whose generation is used up is retired: never reused, so no old
    handle can come back to life. */
 static void ecs__slot_release(ecs_world *w, uint32_t i) {
@@ -2091,6 +2179,7 @@ static bool ecs__has_rel(const ecs_world *w, uint32_t i) { return i < w->rel_cap
 static ecs_entity ecs__parent_of(const ecs_world *w, uint32_t i) {
     return ecs__has_rel(w, i) ? w->rels[i].parent : 0;
 }
+
 static bool ecs__rels_reserve(ecs_world *w, uint32_t slot) {
     if (slot < w->rel_cap) return true;
     size_t cap = w->record_cap > slot ? w->record_cap : (size_t)slot + 1;
@@ -2101,6 +2190,7 @@ static bool ecs__rels_reserve(ecs_world *w, uint32_t slot) {
     w->rel_cap = (uint32_t)cap;
     return true;
 }
+
 static void ecs__unlink(ecs_world *w, uint32_t c) {
     ecs__rel *r = &w->rels[c];
     if (!r->parent) return;
@@ -2110,6 +2200,7 @@ static void ecs__unlink(ecs_world *w, uint32_t c) {
     r->parent = 0;
     r->next = r->prev = 0;
 }
+
 static void ecs__link(ecs_world *w, uint32_t c, ecs_entity parent) {   /* at the end: attach order */
     ecs__rel *r = &w->rels[c], *p = &w->rels[ecs__index(parent)];
     r->parent = parent;
@@ -2118,12 +2209,14 @@ static void ecs__link(ecs_world *w, uint32_t c, ecs_entity parent) {   /* at the
     if (p->last) w->rels[p->last - 1].next = c + 1; else p->first = c + 1;
     p->last = c + 1;
 }
+
 /* The first system of i's subtree in destruction order: its first child's
    first child ..., the deepest first. */
 static uint32_t ecs__deepest(const ecs_world *w, uint32_t i) {
     while (w->rels[i].first) i = w->rels[i].first - 1;
     return i;
 }
+
 /* The slot after x in the post-order of root's subtree (children before
    their parent, siblings in attach order), or ECS__NONE after root. */
 static uint32_t ecs__post_next(const ecs_world *w, uint32_t root, uint32_t x) {
@@ -2141,6 +2234,7 @@ static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id) {
     }
     return lo < t->id_count && t->ids[lo] == id ? (int32_t)lo : -1;
 }
+
 static unsigned char *ecs__table_cell(const ecs__table *t, int32_t at, uint32_t row) {
     int32_t c = t->column_of[at];
     return c < 0 ? NULL : t->columns[c].data + (size_t)row * t->columns[c].size;
@@ -2149,6 +2243,7 @@ static unsigned char *ecs__table_cell(const ecs__table *t, int32_t at, uint32_t 
 static uint64_t ecs__set_hash(const ecs_id *ids, uint32_t n) {
     return ecs__hash_bytes(ids, n * sizeof *ids);
 }
+
 static ecs__table *ecs__table_find(const ecs_world *w, const ecs_id *ids, uint32_t n) {
     uint32_t step = 0;
     uint64_t *v;
@@ -2161,10 +2256,6 @@ static ecs__table *ecs__table_find(const ecs_world *w, const ecs_id *ids, uint32
 
 static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match *m);
 
-/* Makes the table for a sorted id set. Everything that can fail (the table,
-   its place in the world, a slot in every query's match list) is reserved
-   first, so a failure changes nothing. */
-static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match *m);
 /* Tables are ordered by creation (queries visit them so). A table a restore
    left behind (the snapshot predates it) is created again when next needed:
    it moves to where a new table would go, and so does its place in every
@@ -2191,6 +2282,10 @@ static void ecs__table_birth(ecs_world *w, ecs__table *t) {
         qq->matches[k] = m;
     }
 }
+
+/* Makes the table for a sorted id set. Everything that can fail (the table,
+   its place in the world, a slot in every query's match list) is reserved
+   first, so a failure changes nothing. */
 static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
     uint32_t columns = 0;
     for (uint32_t i = 0; i < n; i++) columns += w->ids[ids[i]].size > 0;
@@ -2233,6 +2328,7 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
     ecs__table_birth(w, t);
     return t;
 }
+
 /* The table for a sorted id set: found, made again if a restore left it
    behind, or new; NULL on NOMEM. */
 static ecs__table *ecs__table_get(ecs_world *w, const ecs_id *ids, uint32_t n) {
@@ -2300,6 +2396,7 @@ static bool ecs__table_grow(ecs_world *w, ecs__table *t, size_t need) {
     t->cap = (uint32_t)cap;
     return true;
 }
+
 static bool ecs__table_reserve(ecs_world *w, ecs__table *t, size_t need) {
     return need <= t->cap || ecs__table_grow(w, t, need);
 }
@@ -2314,6 +2411,7 @@ ECS__HOT void ecs__cell_copy(unsigned char *to, const unsigned char *from, uint3
     default: memcpy(to, from, size); break;
     }
 }
+
 static void ecs__cell_zero(unsigned char *to, uint32_t size) {
     static const unsigned char zero[16] = {0};
     if (size <= 16) ecs__cell_copy(to, zero, size); else memset(to, 0, size);
@@ -2337,14 +2435,17 @@ static void ecs__construct(const ecs__idinfo *in, unsigned char *p, uint32_t n) 
     else if (n == 1) ecs__cell_zero(p, in->size);
     else memset(p, 0, (size_t)n * in->size);
 }
+
 static void ecs__relocate(const ecs__idinfo *in, unsigned char *dst, unsigned char *src) {
     if (in->move) in->move(dst, src, 1, in->ctx);
     else ecs__cell_copy(dst, src, in->size);
 }
+
 static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *src) {
     if (in->copy) in->copy(dst, src, 1, in->ctx);
     else memcpy(dst, src, in->size);
 }
+
 /* Runs an event hook; structural calls made in it are recorded (see
    ecs__hooks_flush). */
 static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, void *value) {
@@ -2354,6 +2455,7 @@ static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, voi
     w->deferring--;
     w->hook_depth--;
 }
+
 /* A swap-remove's last step: the entity of row last takes row's place, and
    its record follows. */
 ECS__HOT void ecs__entity_fill(ecs_world *w, ecs_entity *ents, uint32_t row, uint32_t last) {
@@ -2361,6 +2463,7 @@ ECS__HOT void ecs__entity_fill(ecs_world *w, ecs_entity *ents, uint32_t row, uin
     ents[row] = moved;
     w->records[ecs__index(moved)].row = row;
 }
+
 static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
     const uint32_t last = t->count - 1;
     if (row != last) {
@@ -2374,6 +2477,7 @@ static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
     }
     t->count = last;
 }
+
 /* on_remove for every id of e's row with one (before the row goes away). */
 static void ecs__removing_all(ecs_world *w, ecs_entity e) {
     const ecs__table *t = w->tables[w->records[ecs__index(e)].table];
@@ -2384,6 +2488,7 @@ static void ecs__removing_all(ecs_world *w, ecs_entity e) {
         ecs__fire(w, in->on_remove, e, t->ids[i], ecs__table_cell(t, (int32_t)i, w->records[ecs__index(e)].row));
     }
 }
+
 /* dtor of every value in row (their entity goes away). */
 
 
@@ -2392,6 +2497,7 @@ static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, u
     const ecs__idinfo *in = &ids[col->id];
     if (in->dtor) in->dtor(col->data + (size_t)row * col->size, 1, in->ctx);
 }
+
 static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
     for (uint32_t c = 0; c < t->column_count; c++) ecs__destruct_cell(w->ids, &t->columns[c], row);
 }
@@ -2465,10 +2571,12 @@ ECS__HOT uint32_t ecs__row_move_as(ecs_world *w, ecs__record *r, ecs__table *src
     ecs__row_moved(w, r, src, dst, srow, last, drow);
     return drow;
 }
+
 ECS__HOT void ecs__row_move(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge,
                             const void *value) {
     (void)ecs__row_move_as(w, r, src, edge, value, false);
 }
+
 /* The value, if any, is the caller's to copy in after on_add. */
 static uint32_t ecs__row_move_hooked(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge) {
     return ecs__row_move_as(w, r, src, edge, NULL, true);
@@ -2523,8 +2631,6 @@ static const ecs__edge_to *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id
     return e;
 }
 
-/* A structural change is refused while systems run, or when it would touch
-   a table a query is iterating. */
 /* "(Position, !Frozen, ?Velocity)": a query as its errors name it. */
 static void ecs__query_text(const ecs_world *w, const ecs_query *q, char *buf, size_t cap) {
     size_t n = 0;
@@ -2538,6 +2644,7 @@ static void ecs__query_text(const ecs_world *w, const ecs_query *q, char *buf, s
     }
     if (n < cap) snprintf(buf + n, cap - n, q->term_count ? ")" : "(every entity)");
 }
+
 /* ECS_ERR_BUSY because a query loop holds table t: name the loop and the way out. */
 ECS__COLD ecs_result ecs__busy_iter(ecs_world *w, const char *fn, const ecs__table *t) {
     char q[512];
@@ -2546,6 +2653,7 @@ ECS__COLD ecs_result ecs__busy_iter(ecs_world *w, const char *fn, const ecs__tab
                      "with break or return must call ecs_iter_fini(&it) to end it, and to change "
                      "structure while iterating, wrap the loop in ecs_defer_begin/ecs_defer_end", fn, q);
 }
+
 ECS__COLD ecs_result ecs__busy(ecs_world *w, const char *fn, const ecs__table *t) {
     if (w->phase == ECS__SYSTEMS || !t->lock) return ecs__check_running(w, fn);
     if (t->index == w->excl_table)
@@ -2555,6 +2663,9 @@ ECS__COLD ecs_result ecs__busy(ecs_world *w, const char *fn, const ecs__table *t
                          fn, w->systems[w->excl_system].name);
     return ecs__busy_iter(w, fn, t);
 }
+
+/* A structural change is refused while systems run, or when it would touch
+   a table a query is iterating. */
 static bool ecs__locked(const ecs_world *w, const ecs__table *t) {
     return t->lock || w->phase == ECS__SYSTEMS;
 }
@@ -2657,6 +2768,7 @@ static bool ecs__value_ref(const ecs__table *t, const void *value, ecs__vref *re
     }
     return false;
 }
+
 static const void *ecs__value_find(const ecs_world *w, const ecs__vref *ref) {
     const ecs__record *r = &w->records[ecs__index(ref->e)];
     const ecs__table *t = w->tables[r->table];
@@ -2767,6 +2879,7 @@ ECS__HOT const ecs__edge_to *ecs__fast_edge(const ecs_world *w, ecs_entity e, ec
         return NULL;
     return edge;
 }
+
 /* Lifecycle hooks run here but cannot reach the world (they get no world). */
 ECS__NOINLINE void ecs__move_fast(ecs_world *w, ecs_entity e, const ecs__edge_to *edge, const void *value) {
     ecs__record *r = &w->records[ecs__index(e)];
@@ -2971,6 +3084,7 @@ static uint64_t ecs__serial_next(ecs_world *w) {
     if (n > ECS__SERIAL_MAX) { ecs__store(&w->next_serial, ECS__SERIAL_MAX + 1); return 0; }
     return n;
 }
+
 #define ECS__CMD_DATA_MAX (1ull << 31)   /* value bytes per buffer: its growth doubles up to here */
 static uint32_t ecs__pending_index(ecs_entity e) { return (uint32_t)e & ECS__PENDING_INDEX_MAX; }
 static bool ecs__is_pending_of(const ecs_commands *c, ecs_entity e) {
@@ -2996,11 +3110,13 @@ static ecs_commands *ecs__commands_new(ecs_world *w) {
     c->slot = ECS__NONE;
     return c;
 }
+
 /* Whether command k holds a constructed value (a set of a component with
    lifecycle hooks, not applied yet). */
 static bool ecs__cmd_owns(const ecs_world *w, const ecs_commands *c, uint32_t k) {
     return c->owning && k >= c->applied && c->cmds[k].op == ECS__CMD_SET && w->ids[c->cmds[k].id].lifecycle;
 }
+
 /* Destroys the values held by commands [from, count) (they will not apply). */
 static void ecs__commands_drop(ecs_world *w, ecs_commands *c, uint32_t from) {
     for (uint32_t k = from; c->owning && k < c->count; k++) {
@@ -3009,16 +3125,19 @@ static void ecs__commands_drop(ecs_world *w, ecs_commands *c, uint32_t from) {
         if (in->dtor) in->dtor(c->data + c->cmds[k].value, 1, in->ctx);
     }
 }
+
 static void ecs__commands_fini(ecs_world *w, ecs_commands *c) {
     ecs__commands_drop(w, c, c->applied);
     ecs__free(w, c->cmds);
     ecs__free(w, c->data_raw);
     ecs__free(w, c->created);
 }
+
 static void ecs__commands_free(ecs_world *w, ecs_commands *c) {
     ecs__commands_fini(w, c);
     ecs__free(w, c);
 }
+
 static void ecs__commands_clear(ecs_commands *c) {
     c->count = c->data_size = c->created_count = c->applied = 0;
     c->owning = false;
@@ -3063,6 +3182,7 @@ static inline uint32_t ecs__cmd_value(ecs_world *w, ecs_commands *c, uint32_t si
     c->data_size = at + size;
     return at;
 }
+
 ECS__NOINLINE uint32_t ecs__cmd_value_grow(ecs_world *w, ecs_commands *c, uint32_t size, uint32_t at) {
     size_t cap = c->data_cap ? (size_t)c->data_cap * 2 : 256;
     while (cap < (size_t)at + size) cap *= 2;
@@ -3085,6 +3205,7 @@ ECS__COLD ecs_result ecs__busy_applying(ecs_world *w, const char *fn) {
 ECS__NOINLINE void ecs__cmd_bytes(unsigned char *cell, const void *value, uint32_t size) {
     ecs__cell_copy(cell, (const unsigned char *)value, size);
 }
+
 /* A set command's value of a component with lifecycle hooks: a
    constructed copy (ctor, then copy), so the caller's value may die right
    after the call. */
@@ -3157,18 +3278,23 @@ ECS_API ecs_entity ecs_cmd_create(ecs_commands *c) {
     cmd->op = ECS__CMD_CREATE; cmd->id = 0; cmd->e = e; cmd->value = 0;
     return e;
 }
+
 ECS_API ecs_result ecs_cmd_destroy(ecs_commands *c, ecs_entity e) {
     return ecs__cmd_push(c, "ecs_cmd_destroy", ECS__CMD_DESTROY, e, 0, NULL);
 }
+
 ECS_API ecs_result ecs_cmd_add(ecs_commands *c, ecs_entity e, ecs_id id) {
     return ecs__cmd_push(c, "ecs_cmd_add", ECS__CMD_ADD, e, id, NULL);
 }
+
 ECS_API ecs_result ecs_cmd_remove(ecs_commands *c, ecs_entity e, ecs_id id) {
     return ecs__cmd_push(c, "ecs_cmd_remove", ECS__CMD_REMOVE, e, id, NULL);
 }
+
 ECS_API ecs_result ecs_cmd_set(ecs_commands *c, ecs_entity e, ecs_id id, const void *value) {
     return ecs__cmd_push(c, "ecs_cmd_set", ECS__CMD_SET, e, id, value);
 }
+
 ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_entity parent) {
     static const char fn[] = "ecs_cmd_set_parent";
     if (!c) return ECS_ERR_ARG;
@@ -3219,7 +3345,7 @@ static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *
     case ECS__CMD_DESTROY: return ecs__destroy(w, fn, e);
     case ECS__CMD_ADD:     return ecs__add(w, fn, e, cmd->id, NULL);
     case ECS__CMD_REMOVE:  return ecs__remove(w, fn, e, cmd->id);
-    default: {
+    case ECS__CMD_SET: {
         unsigned char *value = c->data + cmd->value;
         const ecs__idinfo *in = &w->ids[cmd->id];
         for (int k = 0; k < in->entity_field_count; k++) {   /* pending -> live */
@@ -3231,6 +3357,9 @@ static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *
         }
         return ecs__add(w, fn, e, cmd->id, value);
     }
+    default:
+        ECS_ASSERT(!"unknown command");
+        return ECS_OK;
     }
 }
 
@@ -3293,6 +3422,7 @@ ECS_API ecs_commands *ecs_commands_new(ecs_world *w) {
     w->buffers[w->buffer_count++] = c;
     return c;
 }
+
 ECS_API void ecs_commands_free(ecs_commands *c) {
     if (!c || c->slot == ECS__NONE) return;   /* the world's own buffers */
     if (ecs__check_running(c->world, "ecs_commands_free")) return;
@@ -3303,6 +3433,7 @@ ECS_API void ecs_commands_free(ecs_commands *c) {
     last->slot = c->slot;
     ecs__commands_free(w, c);
 }
+
 ECS_API ecs_result ecs_commands_apply(ecs_world *w, ecs_commands *c) {
     if (!w) return ECS_ERR_ARG;
     if (!c || c->world != w)
@@ -3313,6 +3444,7 @@ ECS_API ecs_result ecs_commands_apply(ecs_world *w, ecs_commands *c) {
     if (ecs__check_running(w, "ecs_commands_apply")) return ECS_ERR_BUSY;
     return ecs__commands_apply(w, c);
 }
+
 ECS_API size_t ecs_commands_dropped(const ecs_world *w) { return w ? w->dropped : 0; }
 
 ECS_API ecs_result ecs_defer_begin(ecs_world *w) {
@@ -3323,6 +3455,7 @@ ECS_API ecs_result ecs_defer_begin(ecs_world *w) {
     w->deferring++;
     return ECS_OK;
 }
+
 ECS_API ecs_result ecs_defer_end(ecs_world *w) {
     if (!w) return ECS_ERR_ARG;
     if (ecs__check_running(w, "ecs_defer_end")) return ECS_ERR_BUSY;
@@ -3336,13 +3469,14 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w) {
     return ecs__commands_apply(w, w->defer);
 }
 
-/* ---- >>entity api: immediate calls, routed to the defer buffer in defer mode */
+/* ---- >>calls: entity calls, immediate or recorded in defer mode ---------- */
 /* Defer mode records structural calls, but never while ordinary systems run:
    the defer buffer is the world's, and they run on many threads. There the
    immediate path refuses them (ECS_ERR_BUSY) instead. */
 static inline bool ecs__deferring(const ecs_world *w) {
     return w->deferring && w->phase != ECS__SYSTEMS;
 }
+
 /* Where deferred calls go: a hook's, or the defer block's. */
 static inline ecs_commands *ecs__defer_buf(const ecs_world *w) { return w->hook_depth ? w->hook_buf : w->defer; }
 
@@ -3474,10 +3608,12 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
     ecs__hooks_after(w);
     return ECS_OK;
 }
+
 ECS_API ecs_result ecs_create_many(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
                                    ecs_entity *out) {
     return ecs__create_many(w, "ecs_create_many", n, ids, id_count, NULL, out);
 }
+
 ECS_API ecs_result ecs_create_many_values(ecs_world *w, size_t n, const ecs_id *ids, size_t id_count,
                                           const void *const *values, ecs_entity *out) {
     return ecs__create_many(w, "ecs_create_many_values", n, ids, id_count, values, out);
@@ -3502,6 +3638,7 @@ static ecs_result ecs__destroy_check(ecs_world *w, const char *fn, ecs_entity e)
         if (ecs__locked(w, (t = w->tables[w->records[x].table]))) return ecs__busy(w, fn, t);
     return ECS_OK;
 }
+
 /* ecs_destroy_many's work, the handles checked. */
 static ecs_result ecs__destroy_list(ecs_world *w, const char *fn, const ecs_entity *es, size_t n) {
     ecs_result r;
@@ -3521,6 +3658,7 @@ static ecs_result ecs__destroy_list(ecs_world *w, const char *fn, const ecs_enti
     }
     return ECS_OK;
 }
+
 ECS_API ecs_result ecs_destroy_many(ecs_world *w, const ecs_entity *es, size_t n) {
     static const char fn[] = "ecs_destroy_many";
     if (!w) return ECS_ERR_ARG;
@@ -3531,6 +3669,7 @@ ECS_API ecs_result ecs_destroy_many(ecs_world *w, const ecs_entity *es, size_t n
     }
     return ecs__destroy_list(w, fn, es, n);
 }
+
 ECS_API ecs_result ecs_destroy_with(ecs_world *w, ecs_id id) {
     static const char fn[] = "ecs_destroy_with";
     if (!w) return ECS_ERR_ARG;
@@ -3565,9 +3704,11 @@ ECS_API ecs_result ecs_set_parent(ecs_world *w, ecs_entity child, ecs_entity par
     if ((r = ecs__check_running(w, fn))) return r;
     return ecs__set_parent(w, fn, child, parent);
 }
+
 ECS_API ecs_entity ecs_get_parent(const ecs_world *w, ecs_entity e) {
     return w && ecs__alive(w, e) ? ecs__parent_of(w, ecs__index(e)) : 0;
 }
+
 ECS_API size_t ecs_children(const ecs_world *w, ecs_entity parent, ecs_entity *out, size_t cap) {
     if (!w || !ecs__alive(w, parent) || !ecs__has_rel(w, ecs__index(parent))) return 0;
     size_t n = 0;
@@ -3640,9 +3781,11 @@ static void *ecs__get(const ecs_world *w, const char *fn, ecs_entity e, ecs_id i
     int32_t at = ecs__table_find_id(t, id);
     return at < 0 ? NULL : ecs__table_cell(t, at, r->row);
 }
+
 ECS_API const void *ecs_get(const ecs_world *w, ecs_entity e, ecs_id id) {
     return ecs__get(w, "ecs_get", e, id, false);
 }
+
 ECS_API void *ecs_get_mut(ecs_world *w, ecs_entity e, ecs_id id) {
     return ecs__get(w, "ecs_get_mut", e, id, true);
 }
@@ -3657,52 +3800,7 @@ ECS_API int ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id **out)
     return (int)t->id_count;
 }
 
-/* ---- >>snapshot: snapshots, save files, the world hash -------------------- */
-/* A 64-bit hash in four lanes (so it streams at memory speed), fed in
-   pieces; every load is little-endian, so files checksum alike anywhere. */
-typedef struct ecs__hasher {
-    uint64_t lane[4], total;
-    unsigned char tail[32];
-    uint32_t n;
-} ecs__hasher;
-#define ECS__P1 0x9e3779b97f4a7c15ull
-#define ECS__P2 0xc2b2ae3d27d4eb4full
-static uint64_t ecs__rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
-static uint64_t ecs__le64(const unsigned char *p) {
-    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
-           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
-}
-static void ecs__stripe(uint64_t *lane, const unsigned char *p) {
-    for (int k = 0; k < 4; k++) lane[k] = ecs__rotl(lane[k] + ecs__le64(p + 8 * k) * ECS__P2, 31) * ECS__P1;
-}
-static void ecs__hash_init(ecs__hasher *h) {
-    memset(h, 0, sizeof *h);
-    h->lane[0] = ECS__P1 + ECS__P2; h->lane[1] = ECS__P2; h->lane[3] = 0 - ECS__P1;
-}
-static void ecs__hash_feed(ecs__hasher *h, const void *data, size_t len) {
-    const unsigned char *p = (const unsigned char *)data;
-    h->total += len;
-    if (h->n) {
-        size_t take = 32 - h->n < len ? 32 - h->n : len;
-        memcpy(h->tail + h->n, p, take);
-        h->n += (uint32_t)take; p += take; len -= take;
-        if (h->n < 32) return;
-        ecs__stripe(h->lane, h->tail);
-        h->n = 0;
-    }
-    for (; len >= 32; p += 32, len -= 32) ecs__stripe(h->lane, p);
-    if (len) memcpy(h->tail, p, len);
-    h->n = (uint32_t)len;
-}
-static uint64_t ecs__hash_done(const ecs__hasher *h) {
-    uint64_t x = ecs__rotl(h->lane[0], 1) + ecs__rotl(h->lane[1], 7) + ecs__rotl(h->lane[2], 12) +
-                 ecs__rotl(h->lane[3], 18) + h->total * ECS__P2;
-    unsigned char last[32] = {0};
-    memcpy(last, h->tail, h->n);
-    for (uint32_t i = 0; i < h->n; i += 8) x = ecs__hash64(x ^ ecs__le64(last + i)) * ECS__P1;
-    return ecs__hash64(x);
-}
-
+/* ---- >>snapshot: the world's state, taken and restored ------------------- */
 /* The registrations a snapshot depends on: ids 1..n by name, size, kind. */
 static uint64_t ecs__fingerprint(const ecs_world *w, uint32_t n) {
     ecs__hasher h;
@@ -3714,106 +3812,6 @@ static uint64_t ecs__fingerprint(const ecs_world *w, uint32_t n) {
         ecs__hash_feed(&h, v, sizeof v);
     }
     return ecs__hash_done(&h);
-}
-
-/* The next of ids (n of them) by name after prev (NULL: the first), or -1:
-   the hash walks components by name, so it does not depend on the order
-   they were registered in. */
-static int32_t ecs__next_by_name(const ecs_world *w, const ecs_id *ids, uint32_t n, const char *prev) {
-    int32_t best = -1;
-    for (uint32_t k = 0; k < n; k++) {
-        const char *name = w->ids[ids[k]].name;
-        if ((!prev || strcmp(name, prev) > 0) && (best < 0 || strcmp(name, w->ids[ids[best]].name) < 0))
-            best = (int32_t)k;
-    }
-    return best;
-}
-
-/* A value's hash input: its bytes, or what serialize says it means (not
-   where it keeps it). buf/cap: a scratch that grows in the world's
-   allocator; if it cannot, the value's length still counts. */
-typedef struct ecs__hash_buf { unsigned char small[256], *p; size_t cap; } ecs__hash_buf;
-static void ecs__hash_value(ecs_world *w, ecs__hasher *h, const ecs__idinfo *in, const void *v, ecs__hash_buf *b) {
-    if (!in->serialize) { ecs__hash_feed(h, v, in->size); return; }
-    size_t n = in->serialize(v, b->p, b->cap, in->ctx);
-    if (n > b->cap) {
-        unsigned char *bigger = (unsigned char *)ecs__alloc(w, n);
-        if (bigger) {
-            if (b->p != b->small) ecs__free(w, b->p);
-            b->p = bigger;
-            b->cap = n;
-            n = in->serialize(v, b->p, b->cap, in->ctx);
-        } else {
-            ECS__OOM(w, "ecs_world_hash");
-        }
-    }
-    ecs__hash_feed(h, &n, sizeof n);
-    if (n <= b->cap) ecs__hash_feed(h, b->p, n);
-}
-/* A value with lifecycle hooks and no serialize: its bytes may be pointers,
-   which differ between worlds that hold the same state. */
-ECS__COLD uint64_t ecs__hash_refused(ecs_world *w, const ecs__idinfo *in) {
-    ecs__fail(w, ECS_ERR_ARG, "ecs_world_hash: %s \"%s\" has lifecycle hooks (ctor/dtor/copy/move) and no "
-              "serialize hook, so its bytes may be pointers that differ between worlds in the same state; "
-              "give it serialize and deserialize (what the value means, as bytes)",
-              in->resource ? "resource" : "component", in->name);
-    return 0;
-}
-
-ECS_API uint64_t ecs_world_hash(ecs_world *w) {
-    if (!w) return 0;
-    if (ecs__check_running(w, "ecs_world_hash")) return 0;
-    for (uint32_t i = 1; i <= w->id_count; i++) {   /* refused before any work */
-        const ecs__idinfo *in = &w->ids[i];
-        if (!in->lifecycle || in->serialize) continue;
-        if (in->resource) return ecs__hash_refused(w, in);
-        for (uint32_t t = 0; t < w->table_count; t++)
-            if (w->tables[t]->count && ecs__table_find_id(w->tables[t], i) >= 0) return ecs__hash_refused(w, in);
-    }
-    ecs__hash_buf buf;
-    buf.p = buf.small;
-    buf.cap = sizeof buf.small;
-    ecs__hasher h;
-    ecs__hash_init(&h);
-    uint32_t head[4] = {w->record_count, w->free_head, w->free_count, w->alive};
-    ecs__hash_feed(&h, head, sizeof head);
-    for (uint32_t i = 0; i < w->table_count; i++) {
-        const ecs__table *t = w->tables[i];
-        if (!t->count) continue;
-        ecs__hash_feed(&h, &t->count, sizeof t->count);
-        ecs__hash_feed(&h, t->entities, t->count * sizeof *t->entities);
-        for (int32_t k = ecs__next_by_name(w, t->ids, t->id_count, NULL); k >= 0;
-             k = ecs__next_by_name(w, t->ids, t->id_count, w->ids[t->ids[k]].name)) {
-            const ecs__idinfo *in = &w->ids[t->ids[k]];
-            ecs__hash_feed(&h, in->name, strlen(in->name) + 1);
-            if (t->column_of[k] < 0) continue;
-            const ecs__column *col = &t->columns[t->column_of[k]];
-            if (!in->serialize) { ecs__hash_feed(&h, col->data, (size_t)t->count * col->size); continue; }
-            for (uint32_t row = 0; row < t->count; row++)
-                ecs__hash_value(w, &h, in, col->data + (size_t)row * col->size, &buf);
-        }
-    }
-    for (uint32_t i = 0; i < w->rel_cap && i < w->record_count; i++) {
-        const ecs__rel *r = &w->rels[i];
-        if (w->records[i].table >= ECS__RESERVED || !(r->parent | r->first)) continue;
-        ecs__hash_feed(&h, &i, sizeof i);
-        ecs__hash_feed(&h, r, sizeof *r);
-    }
-    const char *prev = NULL;   /* resources, by name */
-    for (;;) {
-        ecs_id best = 0;
-        for (ecs_id i = 1; i <= w->id_count; i++)
-            if (w->ids[i].resource && (!prev || strcmp(w->ids[i].name, prev) > 0) &&
-                (!best || strcmp(w->ids[i].name, w->ids[best].name) < 0))
-                best = i;
-        if (!best) break;
-        prev = w->ids[best].name;
-        ecs__hash_feed(&h, prev, strlen(prev) + 1);
-        ecs__hash_value(w, &h, &w->ids[best], w->ids[best].data, &buf);
-    }
-    if (buf.p != buf.small) ecs__free(w, buf.p);
-    uint64_t x = ecs__hash_done(&h);
-    return x ? x : 1;   /* 0 means refused */
 }
 
 /* A table as a snapshot holds it; values of an id with hooks are constructed
@@ -3931,6 +3929,7 @@ static ecs_snapshot *ecs__snap_new(ecs_world *w, uint32_t table_count) {
     }
     return s;
 }
+
 /* Room for a table of count rows over ids (values not yet constructed). */
 static bool ecs__snap_table_alloc(ecs_snapshot *s, ecs__snap_table *st, const ecs_id *ids, uint32_t n,
                                   uint32_t count) {
@@ -4120,8 +4119,9 @@ oom:
     return ECS__OOM(w, fn);
 }
 
-/* ---- save files: "ECSHSNAP", version, then little-endian fields (see
-   ecs_snapshot_write), component bytes as they are, a checksum at the end */
+/* ---- >>savefile: save files ---------------------------------------------- */
+/* "ECSHSNAP", version, then little-endian fields (see ecs_snapshot_write),
+   component bytes as they are, a checksum at the end. */
 #define ECS__FILE_VERSION 1u
 typedef struct ecs__out {   /* buffered: small fields cost a store, not a call */
     FILE *f;
@@ -4135,18 +4135,21 @@ static void ecs__out_flush(ecs__out *o) {
     if (o->n && !o->failed) o->failed = fwrite(o->buf, 1, o->n, o->f) != o->n;
     o->n = 0;
 }
+
 static void ecs__put(ecs__out *o, const void *p, size_t n) {
     if (n > sizeof o->buf - o->n) ecs__out_flush(o);
     if (n <= sizeof o->buf) { memcpy(o->buf + o->n, p, n); o->n += (uint32_t)n; return; }
     ecs__hash_feed(&o->h, p, n);   /* a big column: straight through */
     if (!o->failed) o->failed = fwrite(p, 1, n, o->f) != n;
 }
+
 static void ecs__put_u32(ecs__out *o, uint32_t v) {
     if (sizeof o->buf - o->n < 4) ecs__out_flush(o);
     unsigned char *b = o->buf + o->n;
     b[0] = (unsigned char)v; b[1] = (unsigned char)(v >> 8); b[2] = (unsigned char)(v >> 16); b[3] = (unsigned char)(v >> 24);
     o->n += 4;
 }
+
 static void ecs__put_u64(ecs__out *o, uint64_t v) { ecs__put_u32(o, (uint32_t)v); ecs__put_u32(o, (uint32_t)(v >> 32)); }
 
 /* Values of an id, serialized (each as u32 length + bytes) or as raw bytes. */
@@ -4258,10 +4261,12 @@ static const unsigned char *ecs__get_bytes(ecs__in *r, size_t n) {
     r->p += n;
     return p;
 }
+
 static uint32_t ecs__get_u32(ecs__in *r) {
     const unsigned char *p = ecs__get_bytes(r, 4);
     return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
 }
+
 static uint64_t ecs__get_u64(ecs__in *r) { uint64_t lo = ecs__get_u32(r); return lo | (uint64_t)ecs__get_u32(r) << 32; }
 
 /* n values of in from the file into raw storage v (constructed after). */
@@ -4550,6 +4555,108 @@ done:
     return s;
 }
 
+/* ---- >>hash: the world hash ---------------------------------------------- */
+/* The next of ids (n of them) by name after prev (NULL: the first), or -1:
+   the hash walks components by name, so it does not depend on the order
+   they were registered in. */
+static int32_t ecs__next_by_name(const ecs_world *w, const ecs_id *ids, uint32_t n, const char *prev) {
+    int32_t best = -1;
+    for (uint32_t k = 0; k < n; k++) {
+        const char *name = w->ids[ids[k]].name;
+        if ((!prev || strcmp(name, prev) > 0) && (best < 0 || strcmp(name, w->ids[ids[best]].name) < 0))
+            best = (int32_t)k;
+    }
+    return best;
+}
+
+/* A value's hash input: its bytes, or what serialize says it means (not
+   where it keeps it). buf/cap: a scratch that grows in the world's
+   allocator; if it cannot, the value's length still counts. */
+typedef struct ecs__hash_buf { unsigned char small[256], *p; size_t cap; } ecs__hash_buf;
+static void ecs__hash_value(ecs_world *w, ecs__hasher *h, const ecs__idinfo *in, const void *v, ecs__hash_buf *b) {
+    if (!in->serialize) { ecs__hash_feed(h, v, in->size); return; }
+    size_t n = in->serialize(v, b->p, b->cap, in->ctx);
+    if (n > b->cap) {
+        unsigned char *bigger = (unsigned char *)ecs__alloc(w, n);
+        if (bigger) {
+            if (b->p != b->small) ecs__free(w, b->p);
+            b->p = bigger;
+            b->cap = n;
+            n = in->serialize(v, b->p, b->cap, in->ctx);
+        } else {
+            ECS__OOM(w, "ecs_world_hash");
+        }
+    }
+    ecs__hash_feed(h, &n, sizeof n);
+    if (n <= b->cap) ecs__hash_feed(h, b->p, n);
+}
+
+/* A value with lifecycle hooks and no serialize: its bytes may be pointers,
+   which differ between worlds that hold the same state. */
+ECS__COLD uint64_t ecs__hash_refused(ecs_world *w, const ecs__idinfo *in) {
+    ecs__fail(w, ECS_ERR_ARG, "ecs_world_hash: %s \"%s\" has lifecycle hooks (ctor/dtor/copy/move) and no "
+              "serialize hook, so its bytes may be pointers that differ between worlds in the same state; "
+              "give it serialize and deserialize (what the value means, as bytes)",
+              in->resource ? "resource" : "component", in->name);
+    return 0;
+}
+
+ECS_API uint64_t ecs_world_hash(ecs_world *w) {
+    if (!w) return 0;
+    if (ecs__check_running(w, "ecs_world_hash")) return 0;
+    for (uint32_t i = 1; i <= w->id_count; i++) {   /* refused before any work */
+        const ecs__idinfo *in = &w->ids[i];
+        if (!in->lifecycle || in->serialize) continue;
+        if (in->resource) return ecs__hash_refused(w, in);
+        for (uint32_t t = 0; t < w->table_count; t++)
+            if (w->tables[t]->count && ecs__table_find_id(w->tables[t], i) >= 0) return ecs__hash_refused(w, in);
+    }
+    ecs__hash_buf buf;
+    buf.p = buf.small;
+    buf.cap = sizeof buf.small;
+    ecs__hasher h;
+    ecs__hash_init(&h);
+    uint32_t head[4] = {w->record_count, w->free_head, w->free_count, w->alive};
+    ecs__hash_feed(&h, head, sizeof head);
+    for (uint32_t i = 0; i < w->table_count; i++) {
+        const ecs__table *t = w->tables[i];
+        if (!t->count) continue;
+        ecs__hash_feed(&h, &t->count, sizeof t->count);
+        ecs__hash_feed(&h, t->entities, t->count * sizeof *t->entities);
+        for (int32_t k = ecs__next_by_name(w, t->ids, t->id_count, NULL); k >= 0;
+             k = ecs__next_by_name(w, t->ids, t->id_count, w->ids[t->ids[k]].name)) {
+            const ecs__idinfo *in = &w->ids[t->ids[k]];
+            ecs__hash_feed(&h, in->name, strlen(in->name) + 1);
+            if (t->column_of[k] < 0) continue;
+            const ecs__column *col = &t->columns[t->column_of[k]];
+            if (!in->serialize) { ecs__hash_feed(&h, col->data, (size_t)t->count * col->size); continue; }
+            for (uint32_t row = 0; row < t->count; row++)
+                ecs__hash_value(w, &h, in, col->data + (size_t)row * col->size, &buf);
+        }
+    }
+    for (uint32_t i = 0; i < w->rel_cap && i < w->record_count; i++) {
+        const ecs__rel *r = &w->rels[i];
+        if (w->records[i].table >= ECS__RESERVED || !(r->parent | r->first)) continue;
+        ecs__hash_feed(&h, &i, sizeof i);
+        ecs__hash_feed(&h, r, sizeof *r);
+    }
+    const char *prev = NULL;   /* resources, by name */
+    for (;;) {
+        ecs_id best = 0;
+        for (ecs_id i = 1; i <= w->id_count; i++)
+            if (w->ids[i].resource && (!prev || strcmp(w->ids[i].name, prev) > 0) &&
+                (!best || strcmp(w->ids[i].name, w->ids[best].name) < 0))
+                best = i;
+        if (!best) break;
+        prev = w->ids[best].name;
+        ecs__hash_feed(&h, prev, strlen(prev) + 1);
+        ecs__hash_value(w, &h, &w->ids[best], w->ids[best].data, &buf);
+    }
+    if (buf.p != buf.small) ecs__free(w, buf.p);
+    uint64_t x = ecs__hash_done(&h);
+    return x ? x : 1;   /* 0 means refused */
+}
+
 /* ---- >>systems: the system registry --------------------------------------- */
 enum { ECS__DEP_AFTER, ECS__DEP_BEFORE, ECS__DEP_INDEPENDENT, ECS__DEP_LISTS };
 static const char *const ecs__dep_list_name[ECS__DEP_LISTS] = {"after", "before", "independent_of"};
@@ -4673,19 +4780,24 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
 ECS_API ecs_system ecs_system_lookup(const ecs_world *w, const char *name) {
     return w && name ? ecs__system_find(w, name) : 0;
 }
+
 ECS_API const char *ecs_system_name(const ecs_world *w, ecs_system s) {
     return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].name : NULL;
 }
+
 ECS_API uint32_t ecs_system_count(const ecs_world *w) { return w ? w->system_count : 0; }
 ECS_API ecs_stage ecs_system_stage(const ecs_world *w, ecs_system s) {
     return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].stage : 0;
 }
+
 ECS_API uint32_t ecs_system_flags(const ecs_world *w, ecs_system s) {
     return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].flags : 0;
 }
+
 ECS_API int ecs_system_chunk_size(const ecs_world *w, ecs_system s) {
     return w && s >= 1 && s <= w->system_count && w->systems[s - 1].chunk_size > 0 ? w->systems[s - 1].chunk_size : 0;
 }
+
 ECS_API int ecs_system_chunks(const ecs_world *w, ecs_system s) {
     if (!w || s < 1 || s > w->system_count) return 0;
     if (w->phase == ECS__SYSTEMS && ecs__thread_ctx(w)->current != s) {
@@ -4715,39 +4827,16 @@ ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
     w->graph.built = false;
     return w->stage_count++;
 }
+
 ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage) {
     return w && stage < w->stage_count ? w->stages[stage] : NULL;
 }
+
 ECS_API uint32_t ecs_stage_count(const ecs_world *w) { return w ? w->stage_count : 0; }
-/* ---- >>graph: building and validating the system graph -------------------- */
-/* Per stage (seeds 000-003):
-   1. declared edges and their strongly connected components (an iterative
-      Tarjan: a chain of 100,000 systems needs no deep stack);
-   2. the stage's run order: a topological order of those components in
-      which each system comes as early as declared order allows, in
-      registration priority. Local indices are positions in it, so declared
-      edges point forward except inside a cycle;
-   3. accesses as bitset rows per id, query terms apart from reads/writes
-      lists: two queries that can never match the same table (AND x in one,
-      NOT x in the other) do not conflict through their terms;
-   4. inferred order: INSERTION orders every conflicting pair nothing orders
-      along the run order, nearest pairs first, so an edge made redundant by
-      a nearer one is never inferred; WRITERS_FIRST adds writer -> reader
-      wherever declared order does not say otherwise, never cutting a loop
-      that closes: a loop is a CYCLE problem;
-   5. reachability as one bitset row per component of the final graph, sinks
-      first, so a graph with a cycle still gets its races; races and notes by
-      bitset operations per system, never a search per pair;
-   6. the transitive reduction the scheduler signals along (seed 002). */
-
-#define ECS__REPORT_CAP 10000   /* problems (and notes) listed; the rest are counted */
-#define ECS__LOOP_TEXT 64        /* loop steps a CYCLE message spells out */
-
-/* Per compact id, rows of systems: term accessors and writers, list
-   accessors and writers, all accessors and writers, AND and NOT filters. */
-enum { ECS__ROW_TA, ECS__ROW_TW, ECS__ROW_LA, ECS__ROW_LW, ECS__ROW_AA, ECS__ROW_AW, ECS__ROW_AND,
-       ECS__ROW_NOT, ECS__ROWS };
-
+/* ---- >>graph: graph algorithms on index arrays ---------------------------- */
+/* A stage's systems are local indices 0..m-1 and its graphs compressed
+   adjacency rows over them; every temporary of a stage's build lives in
+   ecs__build and goes with it. The algorithms know nothing of access. */
 typedef struct ecs__comps {       /* strongly connected components, sinks first */
     uint32_t *of, *emit, *start, count;
 } ecs__comps;
@@ -4779,10 +4868,6 @@ typedef struct ecs__build {       /* one stage's temporaries */
     int tmp_count;
 } ecs__build;
 
-static uint64_t *ecs__row(const ecs__build *b, uint32_t x, int r) {
-    return b->rows + ((size_t)x * ECS__ROWS + (size_t)r) * b->words;
-}
-
 static void *ecs__tmp(ecs__build *b, size_t count, size_t size) {
     /* a stage makes a fixed number of temporaries (about 40), whatever its size */
     ECS_ASSERT(b->tmp_count < (int)(sizeof b->tmp / sizeof b->tmp[0]));
@@ -4794,10 +4879,12 @@ static void *ecs__tmp(ecs__build *b, size_t count, size_t size) {
     if (p) { memset(p, 0, bytes); b->tmp[b->tmp_count++] = p; }
     return p;
 }
+
 static void ecs__tmp_release(ecs__build *b, void *p) {   /* frees one early */
     for (int i = 0; i < b->tmp_count; i++)
         if (b->tmp[i] == p) { ecs__free(b->w, p); b->tmp[i] = b->tmp[--b->tmp_count]; return; }
 }
+
 static void ecs__build_free(ecs__build *b) {
     while (b->tmp_count) ecs__free(b->w, b->tmp[--b->tmp_count]);
     ecs__free(b->w, b->inferred);
@@ -4959,6 +5046,72 @@ static bool ecs__run_order(ecs__build *b, const ecs__comps *cp, const uint32_t *
     return true;
 }
 
+/* The transitive reduction of an acyclic stage: v keeps an edge to s only if
+   no other successor already reaches s. key orders systems topologically. */
+static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj, const uint64_t *desc,
+                        const uint32_t *row_of, const uint32_t *key) {
+    ecs_world *w = b->w;
+    ecs__stage_graph *sg = b->sg;
+    uint32_t m = b->m, W = b->words, n = 0;
+    uint64_t *buf = (uint64_t *)ecs__tmp(b, at[m], sizeof *buf);
+    uint64_t *row = (uint64_t *)ecs__tmp(b, W, 8);
+    sg->succ_at = (uint32_t *)ecs__alloc(w, ((size_t)m + 1) * sizeof(uint32_t));
+    sg->succ = (uint32_t *)ecs__alloc(w, ((size_t)at[m] + 1) * sizeof(uint32_t));
+    sg->preds = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
+    sg->topo = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
+    if (!buf || !row || !sg->succ_at || !sg->succ || !sg->preds || !sg->topo) return false;
+    memset(sg->preds, 0, (size_t)m * sizeof(uint32_t));
+    for (uint32_t v = 0; v < m; v++) {
+        uint32_t count = 0;
+        sg->succ_at[v] = n;
+        for (uint32_t e = at[v]; e < at[v + 1]; e++) buf[count++] = (uint64_t)key[adj[e]] << 32 | adj[e];
+        ecs__sort_u64(buf, count);
+        memset(row, 0, W * 8);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t s = (uint32_t)buf[i];
+            if (ecs__bit(row, s)) continue;
+            ecs__bits_or(row, desc + (size_t)row_of[s] * W, W);
+            ecs__bit_set(row, s);
+            sg->succ[n++] = s;
+            sg->preds[s]++;
+        }
+    }
+    sg->succ_at[m] = n;
+    /* a topological order: sorted by key, a system precedes all it reaches */
+    uint64_t *keys = (uint64_t *)ecs__tmp(b, m, sizeof *keys);
+    if (!keys) return false;
+    for (uint32_t v = 0; v < m; v++) keys[v] = (uint64_t)key[v] << 32 | v;
+    ecs__sort_u64(keys, m);
+    for (uint32_t v = 0; v < m; v++) sg->topo[v] = (uint32_t)keys[v];
+    return true;
+}
+
+static bool ecs__edge_add(ecs_world *w, uint32_t from, uint32_t to, uint32_t kind, uint32_t list) {
+    ecs__graph *g = &w->graph;
+    if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + 1)) return false;
+    ecs__edge *e = &g->edges[g->edge_count++];
+    memset(e, 0, sizeof *e);
+    e->from = from; e->to = to; e->kind = (uint8_t)kind; e->list = (uint8_t)list;
+    return true;
+}
+
+/* ---- >>conflicts: access rows, disjointness, inference -------------------- */
+/* The conflict rules, in one place: list accesses conflict with any access
+   to the id, term accesses with list accesses and with the term accesses
+   of a system whose query is not disjoint (AND x in one, NOT x in the
+   other), as long as one side writes. Per compact id, bitset rows of
+   systems answer "who conflicts with a" by OR-ing rows, never by a search
+   per pair. */
+/* Per compact id, rows of systems: term accessors and writers, list
+   accessors and writers, all accessors and writers, AND and NOT filters. */
+enum { ECS__ROW_TA, ECS__ROW_TW, ECS__ROW_LA, ECS__ROW_LW, ECS__ROW_AA, ECS__ROW_AW, ECS__ROW_AND,
+       ECS__ROW_NOT, ECS__ROWS };
+
+static uint64_t *ecs__row(const ecs__build *b, uint32_t x, int r) {
+    return b->rows + ((size_t)x * ECS__ROWS + (size_t)r) * b->words;
+}
+
+
 /* Which sides write in the conflicting combinations of two systems' accesses
    to one id (bit 0: a, bit 1: c; 0: no conflict). Term against term is no
    conflict when the queries are disjoint. */
@@ -5034,6 +5187,7 @@ static void ecs__into_out(const ecs__build *b, uint32_t a, uint64_t *into, uint6
             rows[r][b->ind[k] >> 6] &= ~(1ull << (b->ind[k] & 63));
     }
 }
+
 /* Every system that conflicts with a (row), with scratch for out. */
 static void ecs__conflicts(const ecs__build *b, uint32_t a, uint64_t *row, uint64_t *out) {
     ecs__into_out(b, a, row, out);
@@ -5054,6 +5208,7 @@ static uint32_t ecs__written_into(const ecs__build *b, uint32_t a, uint32_t c) {
     }
     return ECS__NONE;
 }
+
 static bool ecs__writes_into(const ecs__build *b, uint32_t a, uint32_t c) {
     return ecs__written_into(b, a, c) != ECS__NONE;
 }
@@ -5137,49 +5292,96 @@ static bool ecs__infer_writers(ecs__build *b, const uint64_t *ddesc, const uint3
     return true;
 }
 
-/* The transitive reduction of an acyclic stage: v keeps an edge to s only if
-   no other successor already reaches s. key orders systems topologically. */
-static bool ecs__reduce(ecs__build *b, const uint32_t *at, const uint32_t *adj, const uint64_t *desc,
-                        const uint32_t *row_of, const uint32_t *key) {
+/* Step 3: each system's declaration over compact ids, then the rows per
+   id. Compact ids follow ids in ascending order, so a declaration (sorted
+   by id) maps to a sorted list. Compact 0 is "the whole world": every
+   system reads it and an EXCLUSIVE system writes it. */
+static bool ecs__build_access(ecs__build *b) {
     ecs_world *w = b->w;
-    ecs__stage_graph *sg = b->sg;
-    uint32_t m = b->m, W = b->words, n = 0;
-    uint64_t *buf = (uint64_t *)ecs__tmp(b, at[m], sizeof *buf);
-    uint64_t *row = (uint64_t *)ecs__tmp(b, W, 8);
-    sg->succ_at = (uint32_t *)ecs__alloc(w, ((size_t)m + 1) * sizeof(uint32_t));
-    sg->succ = (uint32_t *)ecs__alloc(w, ((size_t)at[m] + 1) * sizeof(uint32_t));
-    sg->preds = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
-    sg->topo = (uint32_t *)ecs__alloc(w, (size_t)m * sizeof(uint32_t));
-    if (!buf || !row || !sg->succ_at || !sg->succ || !sg->preds || !sg->topo) return false;
-    memset(sg->preds, 0, (size_t)m * sizeof(uint32_t));
-    for (uint32_t v = 0; v < m; v++) {
-        uint32_t count = 0;
-        sg->succ_at[v] = n;
-        for (uint32_t e = at[v]; e < at[v + 1]; e++) buf[count++] = (uint64_t)key[adj[e]] << 32 | adj[e];
-        ecs__sort_u64(buf, count);
-        memset(row, 0, W * 8);
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t s = (uint32_t)buf[i];
-            if (ecs__bit(row, s)) continue;
-            ecs__bits_or(row, desc + (size_t)row_of[s] * W, W);
-            ecs__bit_set(row, s);
-            sg->succ[n++] = s;
-            sg->preds[s]++;
+    uint32_t m = b->m, W = b->words, *compact = b->compact, ids = 1, total = 0, n = 0;
+    for (uint32_t a = 0; a < m; a++) total += w->systems[b->sys[a]].decl_count;
+    uint64_t *all = (uint64_t *)ecs__tmp(b, total, 8);
+    b->acc_at = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
+    b->acc = (ecs__decl *)ecs__tmp(b, (size_t)total + m, sizeof(ecs__decl));
+    b->id_of = (ecs_id *)ecs__tmp(b, (size_t)total + 1, sizeof(ecs_id));
+    if (!all || !b->acc_at || !b->acc || !b->id_of) return false;
+    for (uint32_t a = 0; a < m; a++)
+        for (uint32_t k = 0; k < w->systems[b->sys[a]].decl_count; k++) all[n++] = w->systems[b->sys[a]].decl[k].id;
+    ecs__sort_u64(all, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (!i || all[i] != all[i - 1]) { compact[all[i]] = ids; b->id_of[ids++] = (ecs_id)all[i]; }
+    ecs__tmp_release(b, all);
+    total = 0;
+    for (uint32_t a = 0; a < m; a++) {
+        const ecs__system *s = &w->systems[b->sys[a]];
+        ecs__decl *list = b->acc + total;
+        b->acc_at[a] = total;
+        list[0].id = 0;
+        list[0].how = ECS__LR | (s->flags & ECS_SYSTEM_EXCLUSIVE ? ECS__LW : 0);
+        for (uint32_t k = 0; k < s->decl_count; k++) {
+            list[k + 1].id = compact[s->decl[k].id];
+            list[k + 1].how = s->decl[k].how;
+        }
+        total += s->decl_count + 1;
+    }
+    b->acc_at[m] = total;
+    b->ids = ids;
+    for (uint32_t x = 1; x < ids; x++) compact[b->id_of[x]] = ECS__NONE;   /* for the next stage */
+    b->rows = (uint64_t *)ecs__tmp(b, (size_t)ids * ECS__ROWS * W, 8);
+    b->scratch = (uint64_t *)ecs__tmp(b, (size_t)3 * W, 8);
+    b->filtered = (uint32_t *)ecs__tmp(b, ids, sizeof(uint32_t));
+    if (!b->rows || !b->scratch || !b->filtered) return false;
+    for (uint32_t a = 0; a < m; a++) {
+        for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++) {
+            uint32_t x = b->acc[k].id, how = b->acc[k].how;
+            if (how & ECS__TR) ecs__bit_set(ecs__row(b, x, ECS__ROW_TA), a);
+            if (how & ECS__TW) ecs__bit_set(ecs__row(b, x, ECS__ROW_TW), a);
+            if (how & ECS__LR) ecs__bit_set(ecs__row(b, x, ECS__ROW_LA), a);
+            if (how & ECS__LW) ecs__bit_set(ecs__row(b, x, ECS__ROW_LW), a);
+            if (how & ECS__ACCESSES) ecs__bit_set(ecs__row(b, x, ECS__ROW_AA), a);
+            if (how & ECS__WRITES) ecs__bit_set(ecs__row(b, x, ECS__ROW_AW), a);
+            if (how & ECS__FAND) ecs__bit_set(ecs__row(b, x, ECS__ROW_AND), a);
+            if (how & ECS__FNOT) ecs__bit_set(ecs__row(b, x, ECS__ROW_NOT), a);
+            b->filtered[x] |= how & ECS__FILTERS;
         }
     }
-    sg->succ_at[m] = n;
-    /* a topological order: sorted by key, a system precedes all it reaches */
-    uint64_t *keys = (uint64_t *)ecs__tmp(b, m, sizeof *keys);
-    if (!keys) return false;
-    for (uint32_t v = 0; v < m; v++) keys[v] = (uint64_t)key[v] << 32 | v;
-    ecs__sort_u64(keys, m);
-    for (uint32_t v = 0; v < m; v++) sg->topo[v] = (uint32_t)keys[v];
+    for (uint32_t a = 0; a < m; a++) w->systems[b->sys[a]].disjoint = 0;   /* set by ecs__into_out */
     return true;
 }
 
-/* ---- report building: problems, notes, their loop and member arrays and
-   messages live in growing arrays; pointers into them are fixed up when the
-   build is done. At most ECS__REPORT_CAP of each are listed. */
+/* Step 4: independent_of partners that conflict run in any order, never at
+   once: the stage's exclusion lists. */
+static bool ecs__build_exclusion(ecs__build *b) {
+    ecs__stage_graph *sg = b->sg;
+    uint32_t m = b->m, xn = 0;
+    for (uint32_t a = 0; a < m; a++)
+        for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++)
+            xn += ecs__writes_into(b, a, b->ind[k]) || ecs__writes_into(b, b->ind[k], a);
+    if (!xn) return true;
+    sg->excl_at = (uint32_t *)ecs__alloc(b->w, ((size_t)m + 1) * sizeof(uint32_t));
+    sg->excl = (uint32_t *)ecs__alloc(b->w, (size_t)xn * sizeof(uint32_t));
+    if (!sg->excl_at || !sg->excl) return false;
+    xn = 0;
+    for (uint32_t a = 0; a < m; a++) {
+        sg->excl_at[a] = xn;
+        for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++) {
+            uint32_t p = b->ind[k], e = sg->excl_at[a];
+            if (!ecs__writes_into(b, a, p) && !ecs__writes_into(b, p, a)) continue;
+            while (e < xn && sg->excl[e] != p) e++;   /* listed both ways: once */
+            if (e == xn) sg->excl[xn++] = p;
+        }
+    }
+    sg->excl_at[m] = xn;
+    return true;
+}
+
+/* ---- >>report: problems, notes and their messages ------------------------- */
+#define ECS__REPORT_CAP 10000   /* problems (and notes) listed; the rest are counted */
+#define ECS__LOOP_TEXT 64        /* loop steps a CYCLE message spells out */
+
+/* Problems, notes, their loop and member arrays and messages live in
+   growing arrays; pointers into them are fixed up when the build is done.
+   At most ECS__REPORT_CAP of each are listed. */
 /* Appends n bytes to the report's text (kept 0-terminated). */
 static bool ecs__text_put(ecs__graph *g, ecs_world *w, const char *p, size_t n) {
     if ((size_t)g->text_size + n + 2 > g->text_cap &&
@@ -5189,6 +5391,7 @@ static bool ecs__text_put(ecs__graph *g, ecs_world *w, const char *p, size_t n) 
     g->text_size += (uint32_t)n;
     return true;
 }
+
 /* Appends to the report's text. Its own printf, in one pass: only %s, %u
    and %d (a validation may format ten thousand messages). */
 static bool ecs__text(ecs_world *w, const char *fmt, ...) {
@@ -5222,6 +5425,7 @@ static bool ecs__text(ecs_world *w, const char *fmt, ...) {
     if (ok) g->text[g->text_size] = 0;
     return ok;
 }
+
 /* Whether one more problem (note) is listed; if not it is only counted. */
 static bool ecs__listed(ecs_world *w, bool note) {
     ecs__graph *g = &w->graph;
@@ -5229,6 +5433,7 @@ static bool ecs__listed(ecs_world *w, bool note) {
     if (note) g->notes_omitted++; else g->omitted++;
     return false;
 }
+
 static ecs_problem *ecs__problem_in(ecs_world *w, ecs_problem_kind kind, bool note) {
     ecs__graph *g = &w->graph;
     ecs_problem **list = note ? &g->notes : &g->problems;
@@ -5247,27 +5452,20 @@ static ecs_problem *ecs__problem_in(ecs_world *w, ecs_problem_kind kind, bool no
     p->kind = kind;
     return p;
 }
+
 static ecs_problem *ecs__problem(ecs_world *w, ecs_problem_kind kind) { return ecs__problem_in(w, kind, false); }
 static bool ecs__problem_end(ecs_world *w) {   /* keeps the message's terminator */
     ecs__graph *g = &w->graph;
     g->text_size++;
     return true;
 }
+
 static const char *ecs__sname(const ecs_world *w, uint32_t s) { return w->systems[s].name; }
 
 /* Starts the member list of the problem just made (after its loop). */
 static void ecs__members_begin(ecs_world *w) {
     ecs__graph *g = &w->graph;
     g->fix[(g->problem_count - 1) * 3 + 2] = g->cycle_count;
-}
-
-static bool ecs__edge_add(ecs_world *w, uint32_t from, uint32_t to, uint32_t kind, uint32_t list) {
-    ecs__graph *g = &w->graph;
-    if (!ECS__RESERVE(w, g->edges, g->edge_cap, (size_t)g->edge_count + 1)) return false;
-    ecs__edge *e = &g->edges[g->edge_count++];
-    memset(e, 0, sizeof *e);
-    e->from = from; e->to = to; e->kind = (uint8_t)kind; e->list = (uint8_t)list;
-    return true;
 }
 
 /* How a declared edge came to be, e.g. `"Move" lists "Input" in after`. */
@@ -5472,6 +5670,114 @@ static bool ecs__read_note(ecs__build *b, uint32_t a, uint32_t c, uint32_t x) {
            ecs__problem_end(w);
 }
 
+/* The problems of system s by itself: a name an earlier system has, and a
+   chunked system with a writes list (its chunks run at once). */
+static bool ecs__system_problems(ecs_world *w, uint32_t s) {
+    const ecs__system *sys = &w->systems[s];
+    ecs_system first = ecs__system_find(w, sys->name);
+    if (first != s + 1 && ecs__listed(w, false)) {
+        ecs_problem *p = ecs__problem(w, ECS_PROBLEM_DUPLICATE_NAME);
+        if (!p) return false;
+        p->a = first; p->b = s + 1; p->name = sys->name;
+        if (!ecs__text(w, "duplicate name: systems %u and %u are both called \"%s\"; rename "
+                       "one (after/before/independent_of names mean the first)",
+                       (unsigned)first, (unsigned)(s + 1), sys->name) || !ecs__problem_end(w))
+            return false;
+    }
+    if (sys->chunk_size <= 0 || !sys->writes[0] || !ecs__listed(w, false)) return true;
+    ecs_problem *p = ecs__problem(w, ECS_PROBLEM_SELF_RACE);
+    if (!p) return false;
+    p->a = p->b = s + 1;
+    p->id = sys->writes[0];
+    p->write_write = true;
+    for (int i = 1; i < ECS_MAX_TERMS && sys->writes[i]; i++)
+        if (sys->writes[i] < p->id) p->id = sys->writes[i];
+    bool said = ecs__text(w, "self race: \"%s\" is chunked (chunk_size %d), so its chunks run "
+                        "at the same time, and each writes ", sys->name, sys->chunk_size);
+    for (int i = 0; said && i < ECS_MAX_TERMS && sys->writes[i]; i++)
+        said = ecs__text(w, "%s%s", i ? ", " : "", w->ids[sys->writes[i]].name);
+    return said && ecs__text(w, " (its writes list); drop chunk_size, or move those writes to an "
+                             "unchunked system that runs after \"%s\"", sys->name) &&
+           ecs__problem_end(w);
+}
+
+/* System s names, in dependency list l, a system that does not exist. */
+static bool ecs__unknown_problem(ecs_world *w, uint32_t s, const char *name, int l) {
+    if (!ecs__listed(w, false)) return true;
+    ecs_problem *p = ecs__problem(w, ECS_PROBLEM_UNKNOWN_SYSTEM);
+    if (!p) return false;
+    p->a = s + 1; p->name = name;
+    return ecs__text(w, "unknown system: \"%s\" lists \"%s\" in %s, but no system has that name; "
+                     "register it or fix the name", w->systems[s].name, name, ecs__dep_list_name[l]) &&
+           ecs__problem_end(w);
+}
+
+/* A declared edge against stage order closes a loop with it: a CYCLE. */
+static bool ecs__stage_order_problems(ecs_world *w) {
+    ecs__graph *g = &w->graph;
+    for (uint32_t i = 0, count = g->edge_count; i < count; i++) {
+        ecs__edge *e = &g->edges[i];
+        ecs_stage sf = w->systems[e->from].stage, stt = w->systems[e->to].stage;
+        if (e->kind != ECS__EDGE_DECLARED || sf <= stt) continue;
+        e->cycle = true;
+        if (!ecs__listed(w, false)) continue;
+        ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
+        if (!p || !ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + 4)) return false;
+        e = &g->edges[i];
+        g->cycles[g->cycle_count++] = e->from + 1;
+        g->cycles[g->cycle_count++] = e->to + 1;
+        p->cycle_len = 2;
+        ecs__members_begin(w);
+        g->cycles[g->cycle_count++] = (e->from < e->to ? e->from : e->to) + 1;
+        g->cycles[g->cycle_count++] = (e->from < e->to ? e->to : e->from) + 1;
+        p->member_count = 2;
+        if (!ecs__text(w, "cycle: \"%s\" runs before \"%s\" (", ecs__sname(w, e->from), ecs__sname(w, e->to)) ||
+            !ecs__text_edge(w, e) ||
+            !ecs__text(w, "), which runs before \"%s\" (its stage \"%s\" runs before stage \"%s\"); put "
+                       "them in one stage or drop the declaration", ecs__sname(w, e->from),
+                       w->stages[stt], w->stages[sf]) || !ecs__problem_end(w))
+            return false;
+    }
+    return true;
+}
+
+ECS_API void ecs_report_print(const ecs_report *r, FILE *out) {
+    if (!r || !out) return;
+    for (int i = 0; i < r->count; i++) fprintf(out, "%s\n", r->problems[i].message);
+    for (int i = 0; i < r->note_count; i++) fprintf(out, "note: %s\n", r->notes[i].message);
+    int problems = r->count + r->omitted, notes = r->note_count + r->notes_omitted;
+    if (r->omitted) fprintf(out, "... and %d more problems not listed\n", r->omitted);
+    if (r->notes_omitted) fprintf(out, "... and %d more notes not listed\n", r->notes_omitted);
+    if (problems) fprintf(out, "%d problem%s in the system graph", problems, problems > 1 ? "s" : "");
+    else fprintf(out, "the system graph is valid");
+    if (notes) fprintf(out, " (%d note%s)", notes, notes > 1 ? "s" : "");
+    fputc('\n', out);
+}
+
+/* ---- >>validate: the system graph, stage by stage ------------------------- */
+/* Validation builds, per stage (seeds 000-003), in these steps, one
+   function each (ecs__stage_build calls them in order):
+    1. declared edges and independent pairs inside the stage;
+    2. the run order: a topological order of the declared graph's strongly
+       connected components (an iterative Tarjan: a chain of 100,000
+       systems needs no deep stack) in which each system comes as early as
+       declared order allows, in registration priority. Local indices are
+       places in it, so declared edges point forward except inside a cycle;
+    3. access: each system's declaration as bitset rows per id (>>conflicts);
+    4. exclusion: independent_of partners that conflict;
+    5. inferred order: INSERTION orders every conflicting pair nothing orders
+       along the run order, nearest pairs first, so an edge made redundant by
+       a nearer one is never inferred; WRITERS_FIRST adds writer -> reader
+       wherever declared order does not say otherwise, never cutting a loop
+       that closes: a loop is a CYCLE problem;
+    6. the final graph, declared and inferred edges;
+    7. cycles, one problem per strongly connected component with a loop;
+    8. reachability as one bitset row per component of the final graph,
+       sinks first, so a graph with a cycle still gets its races;
+    9. races and 10. notes by bitset operations per system, never a search
+       per pair;
+   11. the transitive reduction the scheduler signals along (seed 002). */
+
 /* ---- one stage, from declared edges to the reduced execution graph ---- */
 /* Step 1: the declared edges and independent pairs inside the stage, as
    pairs of registration-order local indices. */
@@ -5529,89 +5835,6 @@ static bool ecs__build_run_order(ecs__build *b) {
            ecs__csr(b, b->dpairs, dn, true, &b->din_at, &b->din, NULL, NULL) &&
            ecs__csr(b, b->ipairs, in, false, &b->ind_at, &b->ind, NULL, NULL) &&
            ecs__components(b, b->dout_at, b->dout, &b->dc);
-}
-
-/* Step 3: each system's declaration over compact ids, then the rows per
-   id. Compact ids follow ids in ascending order, so a declaration (sorted
-   by id) maps to a sorted list. Compact 0 is "the whole world": every
-   system reads it and an EXCLUSIVE system writes it. */
-static bool ecs__build_access(ecs__build *b) {
-    ecs_world *w = b->w;
-    uint32_t m = b->m, W = b->words, *compact = b->compact, ids = 1, total = 0, n = 0;
-    for (uint32_t a = 0; a < m; a++) total += w->systems[b->sys[a]].decl_count;
-    uint64_t *all = (uint64_t *)ecs__tmp(b, total, 8);
-    b->acc_at = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
-    b->acc = (ecs__decl *)ecs__tmp(b, (size_t)total + m, sizeof(ecs__decl));
-    b->id_of = (ecs_id *)ecs__tmp(b, (size_t)total + 1, sizeof(ecs_id));
-    if (!all || !b->acc_at || !b->acc || !b->id_of) return false;
-    for (uint32_t a = 0; a < m; a++)
-        for (uint32_t k = 0; k < w->systems[b->sys[a]].decl_count; k++) all[n++] = w->systems[b->sys[a]].decl[k].id;
-    ecs__sort_u64(all, n);
-    for (uint32_t i = 0; i < n; i++)
-        if (!i || all[i] != all[i - 1]) { compact[all[i]] = ids; b->id_of[ids++] = (ecs_id)all[i]; }
-    ecs__tmp_release(b, all);
-    total = 0;
-    for (uint32_t a = 0; a < m; a++) {
-        const ecs__system *s = &w->systems[b->sys[a]];
-        ecs__decl *list = b->acc + total;
-        b->acc_at[a] = total;
-        list[0].id = 0;
-        list[0].how = ECS__LR | (s->flags & ECS_SYSTEM_EXCLUSIVE ? ECS__LW : 0);
-        for (uint32_t k = 0; k < s->decl_count; k++) {
-            list[k + 1].id = compact[s->decl[k].id];
-            list[k + 1].how = s->decl[k].how;
-        }
-        total += s->decl_count + 1;
-    }
-    b->acc_at[m] = total;
-    b->ids = ids;
-    for (uint32_t x = 1; x < ids; x++) compact[b->id_of[x]] = ECS__NONE;   /* for the next stage */
-    b->rows = (uint64_t *)ecs__tmp(b, (size_t)ids * ECS__ROWS * W, 8);
-    b->scratch = (uint64_t *)ecs__tmp(b, (size_t)3 * W, 8);
-    b->filtered = (uint32_t *)ecs__tmp(b, ids, sizeof(uint32_t));
-    if (!b->rows || !b->scratch || !b->filtered) return false;
-    for (uint32_t a = 0; a < m; a++) {
-        for (uint32_t k = b->acc_at[a]; k < b->acc_at[a + 1]; k++) {
-            uint32_t x = b->acc[k].id, how = b->acc[k].how;
-            if (how & ECS__TR) ecs__bit_set(ecs__row(b, x, ECS__ROW_TA), a);
-            if (how & ECS__TW) ecs__bit_set(ecs__row(b, x, ECS__ROW_TW), a);
-            if (how & ECS__LR) ecs__bit_set(ecs__row(b, x, ECS__ROW_LA), a);
-            if (how & ECS__LW) ecs__bit_set(ecs__row(b, x, ECS__ROW_LW), a);
-            if (how & ECS__ACCESSES) ecs__bit_set(ecs__row(b, x, ECS__ROW_AA), a);
-            if (how & ECS__WRITES) ecs__bit_set(ecs__row(b, x, ECS__ROW_AW), a);
-            if (how & ECS__FAND) ecs__bit_set(ecs__row(b, x, ECS__ROW_AND), a);
-            if (how & ECS__FNOT) ecs__bit_set(ecs__row(b, x, ECS__ROW_NOT), a);
-            b->filtered[x] |= how & ECS__FILTERS;
-        }
-    }
-    for (uint32_t a = 0; a < m; a++) w->systems[b->sys[a]].disjoint = 0;   /* set by ecs__into_out */
-    return true;
-}
-
-/* Step 4: independent_of partners that conflict run in any order, never at
-   once: the stage's exclusion lists. */
-static bool ecs__build_exclusion(ecs__build *b) {
-    ecs__stage_graph *sg = b->sg;
-    uint32_t m = b->m, xn = 0;
-    for (uint32_t a = 0; a < m; a++)
-        for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++)
-            xn += ecs__writes_into(b, a, b->ind[k]) || ecs__writes_into(b, b->ind[k], a);
-    if (!xn) return true;
-    sg->excl_at = (uint32_t *)ecs__alloc(b->w, ((size_t)m + 1) * sizeof(uint32_t));
-    sg->excl = (uint32_t *)ecs__alloc(b->w, (size_t)xn * sizeof(uint32_t));
-    if (!sg->excl_at || !sg->excl) return false;
-    xn = 0;
-    for (uint32_t a = 0; a < m; a++) {
-        sg->excl_at[a] = xn;
-        for (uint32_t k = b->ind_at[a]; k < b->ind_at[a + 1]; k++) {
-            uint32_t p = b->ind[k], e = sg->excl_at[a];
-            if (!ecs__writes_into(b, a, p) && !ecs__writes_into(b, p, a)) continue;
-            while (e < xn && sg->excl[e] != p) e++;   /* listed both ways: once */
-            if (e == xn) sg->excl[xn++] = p;
-        }
-    }
-    sg->excl_at[m] = xn;
-    return true;
 }
 
 /* The declared graph's reachability (rows per declared component), made
@@ -5863,6 +6086,7 @@ static void ecs__graph_reset(ecs_world *w) {
     g->omitted = g->notes_omitted = 0;
     g->built = false;
 }
+
 static void ecs__graph_free(ecs_world *w) {
     ecs__graph *g = &w->graph;
     ecs__graph_reset(w);
@@ -5876,7 +6100,9 @@ static void ecs__graph_free(ecs_world *w) {
 }
 
 
-static bool ecs__graph_make(ecs_world *w) {
+/* The systems grouped by stage, registration order inside: count, place
+   each stage, then count again to hand out the local indices. */
+static bool ecs__graph_place(ecs_world *w) {
     ecs__graph *g = &w->graph;
     uint32_t n = w->system_count;
     g->stage_count = w->stage_count;
@@ -5885,12 +6111,7 @@ static bool ecs__graph_make(ecs_world *w) {
     g->order = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     g->reg = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     g->local = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
-    uint32_t *compact = (uint32_t *)ecs__alloc(w, ((size_t)w->id_count + 1) * sizeof(uint32_t));
-    bool ok = false;
-    if (!g->stages || !g->order || !g->reg || !g->local || !compact) { if (!g->stages) g->stage_count = 0; goto done; }
-    for (uint32_t i = 0; i <= w->id_count; i++) compact[i] = ECS__NONE;
-    /* systems grouped by stage, registration order inside: count, place each
-       stage, then count again to hand out the local indices */
+    if (!g->stages || !g->order || !g->reg || !g->local) { if (!g->stages) g->stage_count = 0; return false; }
     for (uint32_t s = 0; s < n; s++) g->stages[w->systems[s].stage].count++;
     for (uint32_t st = 1; st < w->stage_count; st++)
         g->stages[st].first = g->stages[st - 1].first + g->stages[st - 1].count;
@@ -5900,85 +6121,39 @@ static bool ecs__graph_make(ecs_world *w) {
         g->local[s] = sg->count++;
         g->order[sg->first + g->local[s]] = g->reg[sg->first + g->local[s]] = s;
     }
-    /* names: duplicates, unknown references, and the declared edges */
-    for (uint32_t s = 0; s < n; s++) {
-        const ecs__system *sys = &w->systems[s];
-        ecs_system first = ecs__system_find(w, sys->name);
-        if (first != s + 1 && ecs__listed(w, false)) {
-            ecs_problem *p = ecs__problem(w, ECS_PROBLEM_DUPLICATE_NAME);
-            if (!p) goto done;
-            p->a = first; p->b = s + 1; p->name = sys->name;
-            if (!ecs__text(w, "duplicate name: systems %u and %u are both called \"%s\"; rename "
-                           "one (after/before/independent_of names mean the first)",
-                           (unsigned)first, (unsigned)(s + 1), sys->name) || !ecs__problem_end(w))
-                goto done;
-        }
-        if (sys->chunk_size > 0 && sys->writes[0] && ecs__listed(w, false)) {   /* its chunks run at once */
-            ecs_problem *p = ecs__problem(w, ECS_PROBLEM_SELF_RACE);
-            if (!p) goto done;
-            p->a = p->b = s + 1;
-            p->id = sys->writes[0];
-            p->write_write = true;
-            for (int i = 1; i < ECS_MAX_TERMS && sys->writes[i]; i++)
-                if (sys->writes[i] < p->id) p->id = sys->writes[i];
-            bool said = ecs__text(w, "self race: \"%s\" is chunked (chunk_size %d), so its chunks run "
-                                "at the same time, and each writes ", sys->name, sys->chunk_size);
-            for (int i = 0; said && i < ECS_MAX_TERMS && sys->writes[i]; i++)
-                said = ecs__text(w, "%s%s", i ? ", " : "", w->ids[sys->writes[i]].name);
-            if (!said || !ecs__text(w, " (its writes list); drop chunk_size, or move those writes to an "
-                                  "unchunked system that runs after \"%s\"", sys->name) ||
-                !ecs__problem_end(w))
-                goto done;
-        }
-        for (int l = 0; l < ECS__DEP_LISTS; l++)
-            for (int i = 0; i < ECS_MAX_DEPS && sys->deps[l][i]; i++) {
-                const char *name = sys->deps[l][i];
-                ecs_system t = ecs__system_find(w, name);
-                if (!t) {
-                    if (!ecs__listed(w, false)) continue;
-                    ecs_problem *p = ecs__problem(w, ECS_PROBLEM_UNKNOWN_SYSTEM);
-                    if (!p) goto done;
-                    p->a = s + 1; p->name = name;
-                    if (!ecs__text(w, "unknown system: \"%s\" lists \"%s\" in %s, but no system has "
-                                   "that name; register it or fix the name", sys->name, name,
-                                   ecs__dep_list_name[l]) || !ecs__problem_end(w))
-                        goto done;
-                    continue;
-                }
-                uint32_t from = l == ECS__DEP_AFTER ? t - 1 : s, to = l == ECS__DEP_AFTER ? s : t - 1;
-                if (!ecs__edge_add(w, from, to, l == ECS__DEP_INDEPENDENT ? ECS__EDGE_INDEPENDENT
-                                   : ECS__EDGE_DECLARED, (uint32_t)l))
-                    goto done;
+    return true;
+}
+
+/* System s's after/before/independent_of names as graph edges; a name no
+   system has is an UNKNOWN_SYSTEM problem. */
+static bool ecs__graph_declare(ecs_world *w, uint32_t s) {
+    const ecs__system *sys = &w->systems[s];
+    for (int l = 0; l < ECS__DEP_LISTS; l++)
+        for (int i = 0; i < ECS_MAX_DEPS && sys->deps[l][i]; i++) {
+            ecs_system t = ecs__system_find(w, sys->deps[l][i]);
+            if (!t) {
+                if (!ecs__unknown_problem(w, s, sys->deps[l][i], l)) return false;
+                continue;
             }
-    }
-    /* a declared edge against stage order closes a loop with it */
-    for (uint32_t i = 0, count = g->edge_count; i < count; i++) {
-        ecs__edge *e = &g->edges[i];
-        ecs_stage sf = w->systems[e->from].stage, stt = w->systems[e->to].stage;
-        if (e->kind != ECS__EDGE_DECLARED || sf <= stt) continue;
-        e->cycle = true;
-        if (!ecs__listed(w, false)) continue;
-        ecs_problem *p = ecs__problem(w, ECS_PROBLEM_CYCLE);
-        if (!p || !ECS__RESERVE(w, g->cycles, g->cycle_cap, (size_t)g->cycle_count + 4)) goto done;
-        e = &g->edges[i];
-        g->cycles[g->cycle_count++] = e->from + 1;
-        g->cycles[g->cycle_count++] = e->to + 1;
-        p->cycle_len = 2;
-        ecs__members_begin(w);
-        g->cycles[g->cycle_count++] = (e->from < e->to ? e->from : e->to) + 1;
-        g->cycles[g->cycle_count++] = (e->from < e->to ? e->to : e->from) + 1;
-        p->member_count = 2;
-        if (!ecs__text(w, "cycle: \"%s\" runs before \"%s\" (", ecs__sname(w, e->from), ecs__sname(w, e->to)) ||
-            !ecs__text_edge(w, e) ||
-            !ecs__text(w, "), which runs before \"%s\" (its stage \"%s\" runs before stage \"%s\"); put "
-                       "them in one stage or drop the declaration", ecs__sname(w, e->from),
-                       w->stages[stt], w->stages[sf]) || !ecs__problem_end(w))
-            goto done;
-    }
-    for (uint32_t st = 0; st < w->stage_count; st++)
-        if (!ecs__stage_build(w, st, compact)) goto done;
-    ok = true;
-done:
+            uint32_t from = l == ECS__DEP_AFTER ? t - 1 : s, to = l == ECS__DEP_AFTER ? s : t - 1;
+            if (!ecs__edge_add(w, from, to, l == ECS__DEP_INDEPENDENT ? ECS__EDGE_INDEPENDENT : ECS__EDGE_DECLARED,
+                               (uint32_t)l))
+                return false;
+        }
+    return true;
+}
+
+/* The whole graph: systems placed, per system its name problems and
+   declared edges, declared edges against stage order, then each stage. */
+static bool ecs__graph_make(ecs_world *w) {
+    if (!ecs__graph_place(w)) return false;
+    for (uint32_t s = 0; s < w->system_count; s++)
+        if (!ecs__system_problems(w, s) || !ecs__graph_declare(w, s)) return false;
+    if (!ecs__stage_order_problems(w)) return false;
+    uint32_t *compact = (uint32_t *)ecs__alloc(w, ((size_t)w->id_count + 1) * sizeof(uint32_t));
+    bool ok = compact != NULL;
+    for (uint32_t i = 0; ok && i <= w->id_count; i++) compact[i] = ECS__NONE;
+    for (uint32_t st = 0; ok && st < w->stage_count; st++) ok = ecs__stage_build(w, st, compact);
     ecs__free(w, compact);
     return ok;
 }
@@ -6037,19 +6212,6 @@ ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out) {
     return r;
 }
 
-ECS_API void ecs_report_print(const ecs_report *r, FILE *out) {
-    if (!r || !out) return;
-    for (int i = 0; i < r->count; i++) fprintf(out, "%s\n", r->problems[i].message);
-    for (int i = 0; i < r->note_count; i++) fprintf(out, "note: %s\n", r->notes[i].message);
-    int problems = r->count + r->omitted, notes = r->note_count + r->notes_omitted;
-    if (r->omitted) fprintf(out, "... and %d more problems not listed\n", r->omitted);
-    if (r->notes_omitted) fprintf(out, "... and %d more notes not listed\n", r->notes_omitted);
-    if (problems) fprintf(out, "%d problem%s in the system graph", problems, problems > 1 ? "s" : "");
-    else fprintf(out, "the system graph is valid");
-    if (notes) fprintf(out, " (%d note%s)", notes, notes > 1 ? "s" : "");
-    fputc('\n', out);
-}
-
 ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b) {
     if (!w || w->phase != ECS__IDLE || a == b || !a || !b || a > w->system_count || b > w->system_count) return false;
     const ecs__system *sa = &w->systems[a - 1], *sb = &w->systems[b - 1];
@@ -6070,6 +6232,7 @@ static void ecs__dot_html(FILE *out, const char *s) {   /* text inside an HTML-l
         else fputc(*s, out);
     }
 }
+
 static void ecs__dot_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; *s; s++) {
@@ -6176,9 +6339,7 @@ static void ecs__frame_fail(ecs_world *w, ecs_result r) {
     if (!w->failed) w->failed = (int)r;
 #endif
 }
-/* Counts what a ready system has to do this frame and gives it a command
-   buffer per chunk. False when there is nothing to do: no matching rows
-   (or no buffers: then the frame reports ECS_ERR_NOMEM). */
+
 /* The index of q's first matched table with rows; match_count if none (its
    matches are NULL until a table matches). */
 ECS__HOT uint32_t ecs__first_rows(const ecs_query *q) {
@@ -6186,6 +6347,10 @@ ECS__HOT uint32_t ecs__first_rows(const ecs_query *q) {
     while (i < q->match_count && !q->matches[i].table->count) i++;
     return i;
 }
+
+/* Counts what a ready system has to do this frame and gives it a command
+   buffer per chunk. False when there is nothing to do: no matching rows
+   (or no buffers: then the frame reports ECS_ERR_NOMEM). */
 ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     uint32_t chunks = 1;
     if (s->query) {
@@ -6226,6 +6391,7 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     s->last_frame = w->frame + 1;   /* 0: never ran */
     return true;
 }
+
 /* Whether s may start: false once the frame stopped, or when there is
    nothing to do. */
 ECS__HOT bool ecs__may_start(ecs_world *w, ecs__system *s) {
@@ -6390,6 +6556,7 @@ static void ecs__qlock(ecs_world *w) {
         }
 #  endif
 }
+
 static void ecs__qunlock(ecs_world *w) {
 #  ifdef ECS_VALGRIND
     ecs__mtx_unlock(&w->qmtx);
@@ -6397,6 +6564,7 @@ static void ecs__qunlock(ecs_world *w) {
     ecs__store(&w->qlock, 0);
 #  endif
 }
+
 /* After pushing tasks: wake sleeping workers (if they can take what was
    pushed), and thread 0 if it sleeps waiting for a task. The seq_cst loads
    pair with the sleepers' checks. */
@@ -6419,6 +6587,7 @@ static bool ecs__push_ready(ecs_world *w, uint32_t si) {
     ecs__qunlock(w);
     return !ecs__on_main(&w->systems[si]);
 }
+
 static bool ecs__has_partners(const ecs_world *w, uint32_t si);
 static bool ecs__unpark(ecs_world *w, uint32_t si);
 
@@ -6461,6 +6630,7 @@ static bool ecs__has_partners(const ecs_world *w, uint32_t si) {
     uint32_t local = w->graph.local[si];
     return sg->excl_at && sg->excl_at[local] != sg->excl_at[local + 1];
 }
+
 /* Under the queue lock: whether a partner of si has started and not finished. */
 static bool ecs__blocked(const ecs_world *w, uint32_t si) {
     const ecs__stage_graph *sg = w->stage_run;
@@ -6470,6 +6640,7 @@ static bool ecs__blocked(const ecs_world *w, uint32_t si) {
         if (w->systems[order[sg->excl[e]]].active) return true;
     return false;
 }
+
 /* Under the queue lock, for a system just taken off a heap: parks it if a
    partner runs (true), else marks it running. */
 static bool ecs__park(ecs_world *w, uint32_t si) {
@@ -6478,6 +6649,7 @@ static bool ecs__park(ecs_world *w, uint32_t si) {
     w->systems[si].active = true;
     return false;
 }
+
 static void ecs__heap_add(ecs_world *w, uint32_t si) {   /* under the queue lock */
     if (ecs__on_main(&w->systems[si])) {
         ecs__heap_push(w->main_ready, &w->main_count, si, w->ranks);
@@ -6487,6 +6659,7 @@ static void ecs__heap_add(ecs_world *w, uint32_t si) {   /* under the queue lock
         (void)ecs__add_fetch_sc(&w->queued, 1);
     }
 }
+
 /* A system with partners finished: parked partners that nothing blocks any
    more go back to the heaps. True if any did. */
 static bool ecs__unpark(ecs_world *w, uint32_t si) {
@@ -7180,7 +7353,7 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out) {
     return ferror(out) ? ecs__fail(w, ECS_ERR_ARG, "ecs_write_trace: writing failed") : ECS_OK;
 }
 
-/* ---- >>world: lifetime ---------------------------------------------------- */
+/* ---- >>lifetime: world new and free ---------------------------------------- */
 /* Stops and joins the workers (they may be asleep or spinning). */
 static void ecs__pool_stop(ecs_world *w) {
 #if ECS__THREADS
