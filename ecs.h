@@ -5115,7 +5115,7 @@ static uint64_t *ecs__row(const ecs__build *b, uint32_t x, int r) {
 /* Which sides write in the conflicting combinations of two systems' accesses
    to one id (bit 0: a, bit 1: c; 0: no conflict). Term against term is no
    conflict when the queries are disjoint. */
-static int ecs__contested(uint32_t ha, uint32_t hc, bool disjoint) {
+ECS__HOT int ecs__contested(uint32_t ha, uint32_t hc, bool disjoint) {
     int how = 0;
     bool at = ha & (ECS__TR | ECS__TW), al = ha & (ECS__LR | ECS__LW), atw = ha & ECS__TW, alw = ha & ECS__LW;
     bool ct = hc & (ECS__TR | ECS__TW), cl = hc & (ECS__LR | ECS__LW), ctw = hc & ECS__TW, clw = hc & ECS__LW;
@@ -5298,19 +5298,25 @@ static bool ecs__infer_writers(ecs__build *b, const uint64_t *ddesc, const uint3
    system reads it and an EXCLUSIVE system writes it. */
 static bool ecs__build_access(ecs__build *b) {
     ecs_world *w = b->w;
-    uint32_t m = b->m, W = b->words, *compact = b->compact, ids = 1, total = 0, n = 0;
-    for (uint32_t a = 0; a < m; a++) total += w->systems[b->sys[a]].decl_count;
-    uint64_t *all = (uint64_t *)ecs__tmp(b, total, 8);
+    uint32_t m = b->m, W = b->words, *compact = b->compact, ids = 1, total = 0, lo = ECS__NONE, hi = 0;
+    for (uint32_t a = 0; a < m; a++) {   /* mark the ids the stage declares */
+        const ecs__system *s = &w->systems[b->sys[a]];
+        for (uint32_t k = 0; k < s->decl_count; k++) {
+            compact[s->decl[k].id] = 0;
+            if (s->decl[k].id < lo) lo = s->decl[k].id;
+            if (s->decl[k].id > hi) hi = s->decl[k].id;
+        }
+        total += s->decl_count;
+    }
     b->acc_at = (uint32_t *)ecs__tmp(b, (size_t)m + 1, sizeof(uint32_t));
     b->acc = (ecs__decl *)ecs__tmp(b, (size_t)total + m, sizeof(ecs__decl));
     b->id_of = (ecs_id *)ecs__tmp(b, (size_t)total + 1, sizeof(ecs_id));
-    if (!all || !b->acc_at || !b->acc || !b->id_of) return false;
-    for (uint32_t a = 0; a < m; a++)
-        for (uint32_t k = 0; k < w->systems[b->sys[a]].decl_count; k++) all[n++] = w->systems[b->sys[a]].decl[k].id;
-    ecs__sort_u64(all, n);
-    for (uint32_t i = 0; i < n; i++)
-        if (!i || all[i] != all[i - 1]) { compact[all[i]] = ids; b->id_of[ids++] = (ecs_id)all[i]; }
-    ecs__tmp_release(b, all);
+    if (!b->acc_at || !b->acc || !b->id_of) {
+        for (ecs_id id = lo; total && id <= hi; id++) compact[id] = ECS__NONE;
+        return false;
+    }
+    for (ecs_id id = lo; total && id <= hi; id++)   /* ascending: each id once */
+        if (compact[id] == 0) { compact[id] = ids; b->id_of[ids++] = id; }
     total = 0;
     for (uint32_t a = 0; a < m; a++) {
         const ecs__system *s = &w->systems[b->sys[a]];
