@@ -79,9 +79,6 @@ test-readme: README.md ecs.h | $(BUILD)
 	awk '/^```c/{f=1;next} /^```/{if(f){exit}} f' README.md > $(BUILD)/readme.c
 	gcc $(WARN) -I. -o $(BUILD)/readme $(BUILD)/readme.c && $(BUILD)/readme > /dev/null
 	clang $(WARN) -I. -o $(BUILD)/readme_clang $(BUILD)/readme.c
-	@echo "== ecs.h docs-block example"
-	sed -n '/QUICK START/,/^   ERRORS/p' ecs.h | sed '1d;$$d;s/^       //' > $(BUILD)/docblock.c
-	gcc $(WARN) -I. -o $(BUILD)/docblock $(BUILD)/docblock.c && $(BUILD)/docblock > /dev/null
 
 # The binaries are built first, as many at a time as there are cores (the
 # compiles are most of the time); then the tests run one configuration at a

@@ -58,37 +58,9 @@
                              many ms (default 50; see ecs_timing_interval)
 
    QUICK START
-       #define ECS_IMPLEMENTATION
-       #include "ecs.h"
-       #include <stdio.h>
-
-       typedef struct { float x, y; } Position;
-       typedef struct { float x, y; } Velocity;
-
-       int main(void) {
-           ecs_world *w = ecs_world_new(NULL);
-           ecs_id pos = ECS_COMPONENT(w, Position);
-           ecs_id vel = ECS_COMPONENT(w, Velocity);
-           for (int i = 0; i < 3; i++) {
-               Position p = {0, 0};
-               Velocity v = {1, (float)i};
-               ecs_entity e = ecs_create(w);
-               ecs_set(w, e, pos, &p);
-               ecs_set(w, e, vel, &v);
-           }
-           ecs_query_desc desc = {{{pos, ECS_WRITE, ECS_AND}, {vel, ECS_READ, ECS_AND}}};
-           ecs_query *q = ecs_query_new(w, &desc);
-           for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
-               Position *p = ECS_FIELD(&it, Position, 0);
-               const Velocity *v = ECS_FIELD(&it, Velocity, 1);
-               for (int i = 0; i < it.count; i++) {
-                   p[i].x += v[i].x; p[i].y += v[i].y;
-                   printf("%g %g\n", p[i].x, p[i].y);
-               }
-           }
-           ecs_query_free(q);
-           ecs_world_free(w);
-       }
+       README.md opens with a complete program: components, systems that
+       declare what they read and write, ecs_validate's report, and frames
+       run by ecs_progress. examples/quickstart.c is the smallest query loop.
 
    ERRORS
        Functions that can fail return an ecs_result (or 0 / NULL for handles
@@ -417,6 +389,11 @@ typedef enum ecs_access { ECS_READ = 1, ECS_WRITE = 2 } ecs_access;  /* WRITE im
 typedef enum ecs_oper   { ECS_AND = 0, ECS_NOT, ECS_OPTIONAL } ecs_oper;
 typedef struct ecs_term { ecs_id id; ecs_access access; ecs_oper oper; } ecs_term;
                         /* access 0 means ECS_READ; a term list ends at the first id 0 */
+/* Terms written short: .terms = {ECS_TERM_W(pos), ECS_TERM_R(vel)}. */
+#define ECS_TERM_R(id)   {(id), ECS_READ, ECS_AND}
+#define ECS_TERM_W(id)   {(id), ECS_WRITE, ECS_AND}
+#define ECS_TERM_NOT(id) {(id), ECS_READ, ECS_NOT}
+#define ECS_TERM_OPT(id) {(id), ECS_READ, ECS_OPTIONAL}
 
 typedef struct ecs_query_desc { ecs_term terms[ECS_MAX_TERMS]; } ecs_query_desc;
 typedef struct ecs_query ecs_query;

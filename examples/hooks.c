@@ -94,7 +94,7 @@ int main(void) {
 
     ecs_progress(w, 0);   /* the commands apply at the end of the stage */
     ecs_entity ship = 0;
-    ecs_query *orbs = ecs_query_new(w, &(ecs_query_desc){{{ids.orb, ECS_READ, ECS_AND}}});
+    ecs_query *orbs = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(ids.orb)}});
     printf("after one frame: %zu entities; trails made %ld, freed %ld (the buffer's copy)\n", ecs_count(w),
            made, freed);
     for (ecs_iter it = ecs_query_iter(w, orbs); ecs_query_next(&it);) {

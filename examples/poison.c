@@ -77,13 +77,13 @@ static ecs_world *seed_world(ecs_order order, Ids *ids) {
 
     ecs_system_add(w, &(ecs_system_desc){
         .name = "PoisonSystem", .fn = poison_system, .ctx = ids,
-        .terms = {{ids->health, ECS_WRITE, ECS_AND}, {ids->poison, ECS_READ, ECS_AND}}});
+        .terms = {ECS_TERM_W(ids->health), ECS_TERM_R(ids->poison)}});
     ecs_system_desc over = {
         .name = "GameOverSystem", .fn = game_over_system, .ctx = ids,
-        .terms = {{ids->health, ECS_READ, ECS_AND}}, .writes = {ids->game_state}};
+        .terms = {ECS_TERM_R(ids->health)}, .writes = {ids->game_state}};
     ecs_system_desc bar = {
         .name = "HealthBarSystem", .fn = health_bar_system, .ctx = ids,
-        .terms = {{ids->health, ECS_READ, ECS_AND}}, .writes = {ids->gui}};
+        .terms = {ECS_TERM_R(ids->health)}, .writes = {ids->gui}};
     if (order == ECS_ORDER_EXPLICIT) {   /* only declared order counts: the readers of
                                             Health wait for both of its writers */
         over.after[0] = bar.after[0] = "PoisonSystem";
@@ -93,7 +93,7 @@ static ecs_world *seed_world(ecs_order order, Ids *ids) {
     ecs_system_add(w, &bar);
     ecs_system_add(w, &(ecs_system_desc){
         .name = "MovementSystem", .fn = movement_system, .ctx = ids,
-        .terms = {{ids->position, ECS_WRITE, ECS_AND}, {ids->input, ECS_READ, ECS_AND}}});
+        .terms = {ECS_TERM_W(ids->position), ECS_TERM_R(ids->input)}});
     return w;
 }
 
@@ -126,7 +126,7 @@ int main(void) {
     w = seed_world(ECS_ORDER_EXPLICIT, &ids);
     ecs_system_desc bullet = {
         .name = "BulletSystem", .fn = bullet_system,
-        .terms = {{ids.health, ECS_WRITE, ECS_AND}}};
+        .terms = {ECS_TERM_W(ids.health)}};
     ecs_system_add(w, &bullet);
     ecs_validate(w, &report);
     ecs_report_print(&report, stdout);

@@ -2,8 +2,8 @@
 
    Registers two components, creates three entities, and moves them with one
    query loop: each batch of the loop is one archetype table, and ECS_FIELD
-   hands out its columns as plain arrays. This is also the example at the top
-   of ecs.h. */
+   hands out its columns as plain arrays. (README.md opens with the same
+   world run by systems.) */
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #include <stdio.h>
@@ -21,7 +21,7 @@ int main(void) {
         ecs_set(w, e, vel, &(Velocity){1, (float)i});
     }
     ecs_query *q = ecs_query_new(w, &(ecs_query_desc){
-        .terms = {{pos, ECS_WRITE, ECS_AND}, {vel, ECS_READ, ECS_AND}}});
+        .terms = {ECS_TERM_W(pos), ECS_TERM_R(vel)}});
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
         Position *p = ECS_FIELD(&it, Position, 0);
         const Velocity *v = ECS_FIELD(&it, Velocity, 1);

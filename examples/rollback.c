@@ -83,13 +83,13 @@ static void game_init(game *g, bool other_order) {
         g->score = ECS_RESOURCE(w, Score, NULL);
     }
     ecs_system_add(w, &(ecs_system_desc){.name = "steer", .fn = steer, .ctx = g,
-        .terms = {{g->vel, ECS_WRITE, ECS_AND}, {g->player, ECS_READ, ECS_AND}, {g->pos, ECS_READ, ECS_AND}}, .reads = {g->input}});
+        .terms = {ECS_TERM_W(g->vel), ECS_TERM_R(g->player), ECS_TERM_R(g->pos)}, .reads = {g->input}});
     ecs_system_add(w, &(ecs_system_desc){.name = "move", .fn = move, .chunk_size = 64,
-        .terms = {{g->pos, ECS_WRITE, ECS_AND}, {g->vel, ECS_READ, ECS_AND}}, .after = {"steer"}});
+        .terms = {ECS_TERM_W(g->pos), ECS_TERM_R(g->vel)}, .after = {"steer"}});
     ecs_system_add(w, &(ecs_system_desc){.name = "score", .fn = score, .ctx = g, .flags = ECS_SYSTEM_MAIN_THREAD,
-        .terms = {{g->bullet, ECS_READ, ECS_AND}}, .writes = {g->score}});
+        .terms = {ECS_TERM_R(g->bullet)}, .writes = {g->score}});
     ecs_system_add(w, &(ecs_system_desc){.name = "age", .fn = age, .ctx = g,
-        .terms = {{g->bullet, ECS_WRITE, ECS_AND}}, .after = {"score"}});
+        .terms = {ECS_TERM_W(g->bullet)}, .after = {"score"}});
     for (int k = 0; k < 2; k++) {
         ecs_entity e = ecs_create(w);
         ecs_set(w, e, g->pos, &(Pos){k ? 50.0f : -50.0f, 0});

@@ -339,9 +339,9 @@ static ecs_world *build(App *a, int threads, int frames, bool verbose) {
     a->census = RESOURCE(w, Census, NULL);
     a->rng = RESOURCE(w, Rng, &((Rng){2024}));
     a->screen = RESOURCE(w, Screen, NULL);
-    a->q_boids = ecs_query_new(w, &(ecs_query_desc){.terms = {{a->boid, ECS_READ, ECS_AND}}});
-    a->q_sparks = ecs_query_new(w, &(ecs_query_desc){.terms = {{a->life, ECS_READ, ECS_AND}}});
-    a->q_leaders = ecs_query_new(w, &(ecs_query_desc){.terms = {{a->leader, ECS_READ, ECS_AND}}});
+    a->q_boids = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(a->boid)}});
+    a->q_sparks = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(a->life)}});
+    a->q_leaders = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(a->leader)}});
 
     ecs_stage sim = ecs_stage_add(w, "simulate"), life = ecs_stage_add(w, "lifecycle"),
               present = ecs_stage_add(w, "present");
@@ -350,34 +350,34 @@ static ecs_world *build(App *a, int threads, int frames, bool verbose) {
         {.name = "wind", .fn = wind_system, .stage = sim, .reads = {a->time}, .writes = {a->wind}},
         {.name = "clear", .fn = clear_system, .stage = sim, .writes = {a->grid, a->leaders}},
         {.name = "bin", .fn = bin_system, .stage = sim, .writes = {a->grid},
-         .terms = {{a->pos, ECS_READ, ECS_AND}, {a->vel, ECS_READ, ECS_AND}, {a->boid, ECS_READ, ECS_AND}}},
+         .terms = {ECS_TERM_R(a->pos), ECS_TERM_R(a->vel), ECS_TERM_R(a->boid)}},
         {.name = "track", .fn = track_system, .stage = sim, .writes = {a->leaders},
-         .terms = {{a->pos, ECS_READ, ECS_AND}, {a->leader, ECS_READ, ECS_AND}}},
+         .terms = {ECS_TERM_R(a->pos), ECS_TERM_R(a->leader)}},
         {.name = "lead", .fn = lead_system, .stage = sim, .reads = {a->time},
-         .terms = {{a->pos, ECS_READ, ECS_AND}, {a->vel, ECS_WRITE, ECS_AND}, {a->leader, ECS_READ, ECS_AND}}},
+         .terms = {ECS_TERM_R(a->pos), ECS_TERM_W(a->vel), ECS_TERM_R(a->leader)}},
         {.name = "flock", .fn = flock_system, .stage = sim, .chunk_size = CHUNK,
          .reads = {a->config, a->grid, a->leaders},
-         .terms = {{a->pos, ECS_READ, ECS_AND}, {a->vel, ECS_WRITE, ECS_AND}, {a->boid, ECS_READ, ECS_AND},
-                   {a->leader, ECS_READ, ECS_NOT}}},
+         .terms = {ECS_TERM_R(a->pos), ECS_TERM_W(a->vel), ECS_TERM_R(a->boid),
+                   ECS_TERM_NOT(a->leader)}},
         {.name = "age", .fn = age_system, .stage = sim, .chunk_size = CHUNK,
-         .terms = {{a->life, ECS_WRITE, ECS_AND}}},
+         .terms = {ECS_TERM_W(a->life)}},
         {.name = "cool", .fn = cool_system, .stage = sim, .chunk_size = CHUNK,
-         .terms = {{a->life, ECS_READ, ECS_AND}, {a->heat, ECS_WRITE, ECS_AND}}},
+         .terms = {ECS_TERM_R(a->life), ECS_TERM_W(a->heat)}},
         {.name = "drift", .fn = drift_system, .stage = sim, .chunk_size = CHUNK,
          .reads = {a->config, a->wind},
-         .terms = {{a->life, ECS_READ, ECS_AND}, {a->vel, ECS_WRITE, ECS_AND}}},
+         .terms = {ECS_TERM_R(a->life), ECS_TERM_W(a->vel)}},
         {.name = "integrate", .fn = integrate_system, .stage = sim, .chunk_size = CHUNK,
-         .terms = {{a->pos, ECS_WRITE, ECS_AND}, {a->vel, ECS_READ, ECS_AND}}},
+         .terms = {ECS_TERM_W(a->pos), ECS_TERM_R(a->vel)}},
         {.name = "bounds", .fn = bounds_system, .stage = sim, .chunk_size = CHUNK,
-         .terms = {{a->pos, ECS_WRITE, ECS_AND}, {a->vel, ECS_WRITE, ECS_AND}}},
+         .terms = {ECS_TERM_W(a->pos), ECS_TERM_W(a->vel)}},
         {.name = "despawn", .fn = despawn_system, .stage = life, .chunk_size = CHUNK,
-         .terms = {{a->life, ECS_READ, ECS_AND}}},
+         .terms = {ECS_TERM_R(a->life)}},
         {.name = "census", .fn = census_system, .stage = life, .flags = ECS_SYSTEM_EXCLUSIVE,
          .reads = {a->time}, .writes = {a->census, a->rng}},
         {.name = "spawn", .fn = spawn_system, .stage = life, .reads = {a->config, a->time},
          .writes = {a->census, a->rng}},
         {.name = "density", .fn = density_system, .stage = present, .writes = {a->screen},
-         .terms = {{a->pos, ECS_READ, ECS_AND}}},
+         .terms = {ECS_TERM_R(a->pos)}},
         {.name = "render", .fn = render_system, .stage = present, .flags = ECS_SYSTEM_MAIN_THREAD,
          .reads = {a->census, a->time}, .writes = {a->screen}},
     };
@@ -402,7 +402,7 @@ static ecs_world *build(App *a, int threads, int frames, bool verbose) {
         return NULL;
     }
     ecs_query *all = ecs_query_new(w, &(ecs_query_desc){.terms = {
-        {a->pos, ECS_WRITE, ECS_AND}, {a->vel, ECS_WRITE, ECS_AND}, {a->life, ECS_WRITE, ECS_OPTIONAL}}});
+        ECS_TERM_W(a->pos), ECS_TERM_W(a->vel), {a->life, ECS_WRITE, ECS_OPTIONAL}}});
     for (ecs_iter it = ecs_query_iter(w, all); ecs_query_next(&it);) {
         Position *p = ECS_FIELD(&it, Position, 0);
         Velocity *v = ECS_FIELD(&it, Velocity, 1);
@@ -472,8 +472,8 @@ static double now_s(void) {
 static uint64_t world_hash(ecs_world *w, const App *a) {
     uint64_t h = 0xcbf29ce484222325u;
     ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {
-        {a->pos, ECS_READ, ECS_OPTIONAL}, {a->vel, ECS_READ, ECS_OPTIONAL},
-        {a->life, ECS_READ, ECS_OPTIONAL}, {a->heat, ECS_READ, ECS_OPTIONAL}}});
+        ECS_TERM_OPT(a->pos), ECS_TERM_OPT(a->vel),
+        ECS_TERM_OPT(a->life), ECS_TERM_OPT(a->heat)}});
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)
         for (int i = 0; i < it.count; i++) {
             unsigned char tags = (unsigned char)(ecs_has(w, it.entities[i], a->boid) |

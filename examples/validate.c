@@ -31,34 +31,34 @@ int main(void) {
 
     /* a cycle of three: each runs after the previous one, the first after the last */
     ecs_system_add(w, &(ecs_system_desc){.name = "Steering", .fn = nothing, .stage = simulate,
-        .terms = {{vel, ECS_READ, ECS_AND}}, .after = {"Flocking"}});
+        .terms = {ECS_TERM_R(vel)}, .after = {"Flocking"}});
     ecs_system_add(w, &(ecs_system_desc){.name = "Avoidance", .fn = nothing, .stage = simulate,
-        .terms = {{vel, ECS_READ, ECS_AND}}, .after = {"Steering"}});
+        .terms = {ECS_TERM_R(vel)}, .after = {"Steering"}});
     ecs_system_add(w, &(ecs_system_desc){.name = "Flocking", .fn = nothing, .stage = simulate,
-        .terms = {{vel, ECS_READ, ECS_AND}}, .after = {"Avoidance"}});
+        .terms = {ECS_TERM_R(vel)}, .after = {"Avoidance"}});
 
     /* a race: two writers of Velocity, ordered against its readers but not
        against each other */
     ecs_system_add(w, &(ecs_system_desc){.name = "Gravity", .fn = nothing, .stage = simulate,
-        .terms = {{vel, ECS_WRITE, ECS_AND}}, .before = {"Steering", "Avoidance", "Flocking"}});
+        .terms = {ECS_TERM_W(vel)}, .before = {"Steering", "Avoidance", "Flocking"}});
     ecs_system_add(w, &(ecs_system_desc){.name = "Wind", .fn = nothing, .stage = simulate,
-        .terms = {{vel, ECS_WRITE, ECS_AND}}, .before = {"Steering", "Avoidance", "Flocking"}});
+        .terms = {ECS_TERM_W(vel)}, .before = {"Steering", "Avoidance", "Flocking"}});
 
     /* a declaration against stage order: "present" runs after "simulate" */
     ecs_system_add(w, &(ecs_system_desc){.name = "Integrate", .fn = nothing, .stage = simulate,
-        .terms = {{pos, ECS_WRITE, ECS_AND}, {vel, ECS_READ, ECS_AND}},
+        .terms = {ECS_TERM_W(pos), ECS_TERM_R(vel)},
         .after = {"Gravity", "Wind", "Render"}});
 
     /* an unknown name: "Integrat" is a typo */
     ecs_system_add(w, &(ecs_system_desc){.name = "Render", .fn = nothing, .stage = present,
-        .terms = {{pos, ECS_READ, ECS_AND}, {sprite, ECS_READ, ECS_AND}}, .after = {"Integrat"},
+        .terms = {ECS_TERM_R(pos), ECS_TERM_R(sprite)}, .after = {"Integrat"},
         .flags = ECS_SYSTEM_MAIN_THREAD});
 
     /* a duplicate name: two systems called "Animate" */
     ecs_system_add(w, &(ecs_system_desc){.name = "Animate", .fn = nothing, .stage = present,
-        .terms = {{sprite, ECS_WRITE, ECS_AND}}, .before = {"Render"}});
+        .terms = {ECS_TERM_W(sprite)}, .before = {"Render"}});
     ecs_system_add(w, &(ecs_system_desc){.name = "Animate", .fn = nothing, .stage = present,
-        .terms = {{pos, ECS_READ, ECS_AND}}});
+        .terms = {ECS_TERM_R(pos)}});
 
     ecs_report report;
     ecs_result r = ecs_validate(w, &report);
