@@ -21,8 +21,8 @@
                     snapshots, queries, deferred commands, systems, validation,
                     running, looking inside
        >>impl       the implementation, in data-flow order:
-                    >>platform >>alloc >>containers >>world >>access >>ids >>entity
-                    >>table >>query >>commands >>calls >>snapshot >>savefile >>hash
+                    >>platform >>alloc >>containers >>world >>terms >>access >>ids >>entity
+                    >>hierarchy >>hooks >>table >>query >>commands >>calls >>snapshot >>savefile >>hash
                     >>systems >>graph >>conflicts >>report >>validate >>dot >>sched
                     >>stats >>simulate >>trace >>lifetime
        >>license    at the very bottom
@@ -1292,6 +1292,22 @@ static uint64_t ecs__hash_done(const ecs__hasher *h) {
     return ecs__hash64(x);
 }
 
+/* Copies one cell; the common sizes become plain moves instead of a call. */
+ECS__HOT void ecs__cell_copy(unsigned char *to, const unsigned char *from, uint32_t size) {
+    switch (size) {
+    case 4: memcpy(to, from, 4); break;
+    case 8: memcpy(to, from, 8); break;
+    case 12: memcpy(to, from, 12); break;
+    case 16: memcpy(to, from, 16); break;
+    default: memcpy(to, from, size); break;
+    }
+}
+
+static void ecs__cell_zero(unsigned char *to, uint32_t size) {
+    static const unsigned char zero[16] = {0};
+    if (size <= 16) ecs__cell_copy(to, zero, size); else memset(to, 0, size);
+}
+
 /* ---- >>world: the world's state (functions that need all of it come last) - */
 typedef struct ecs__idinfo {
     char *name;
@@ -1730,6 +1746,52 @@ ECS_API const char *ecs_result_str(ecs_result r) {
     return "unknown ecs_result";
 }
 
+/* ---- >>terms: what a term matches, accesses and filters, and its name ---- */
+/* The one home of term and operator semantics: queries, systems, the access
+   checks, validation and messages ask these (a new operator is this section
+   plus the enum). It comes before >>access, whose checks need it. */
+
+/* What a term declares about its id (ECS__ bits): an AND term requires it,
+   a NOT term excludes it and touches nothing, an OPTIONAL term neither; AND
+   and OPTIONAL terms read it, and write it with ECS_WRITE. */
+static uint32_t ecs__term_how(const ecs_term *t) {
+    if (t->oper == ECS_NOT) return ECS__FNOT;
+    return ECS__TR | (t->access & ECS_WRITE ? ECS__TW : 0) | (t->oper == ECS_AND ? ECS__FAND : 0);
+}
+
+/* Whether a table that has (has) or lacks the term's id passes the term. */
+static bool ecs__term_admits(const ecs_term *t, bool has) {
+    return t->oper == ECS_AND ? has : t->oper == ECS_NOT ? !has : true;
+}
+
+/* Whether the term hands out a column (ECS_FIELD): every term but NOT. */
+static bool ecs__term_field(const ecs_term *t) { return t->oper != ECS_NOT; }
+
+/* The term's operator in messages: "!Frozen", "?Velocity" (words: "NOT
+   Frozen", "OPTIONAL Velocity"); nothing for AND. */
+static const char *ecs__term_mark(const ecs_term *t, bool words) {
+    if (t->oper == ECS_NOT) return words ? "NOT " : "!";
+    if (t->oper == ECS_OPTIONAL) return words ? "OPTIONAL " : "?";
+    return "";
+}
+
+#if ECS_CHECK_ACCESS   /* (only the access checks ask) */
+/* Whether two terms filter alike (both AND, or both NOT). */
+static bool ecs__same_filter(const ecs_term *a, const ecs_term *b) {
+    return (ecs__term_how(a) & ECS__FILTERS) == (ecs__term_how(b) & ECS__FILTERS);
+}
+#endif
+
+/* Whether the term's operator is one ecs.h knows (a caller's term is
+   checked with this before anything above is asked). */
+static bool ecs__term_oper_known(const ecs_term *t) { return (unsigned)t->oper <= ECS_OPTIONAL; }
+
+/* Whether filters on one id (ECS__ bits of two declarations) rule out a
+   common table: one requires it, the other excludes it. */
+static bool ecs__filters_exclude(uint32_t ha, uint32_t hc) {
+    return ((ha & ECS__FAND) && (hc & ECS__FNOT)) || ((ha & ECS__FNOT) && (hc & ECS__FAND));
+}
+
 /* ---- >>access: the debug access checks ----------------------------------- */
 /* What a system may touch while it runs is what it declared (terms, reads,
    writes); validation proves that nothing else touches the same data at the
@@ -1782,8 +1844,7 @@ static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id);
 /* Whether a system's query matches table t (its AND and NOT terms). */
 static bool ecs__system_matches(const ecs__system *s, const ecs__table *t) {
     for (int k = 0; k < s->term_count; k++) {
-        bool has = ecs__table_find_id(t, s->terms[k].id) >= 0;
-        if ((s->terms[k].oper == ECS_AND && !has) || (s->terms[k].oper == ECS_NOT && has)) return false;
+        if (!ecs__term_admits(&s->terms[k], ecs__table_find_id(t, s->terms[k].id) >= 0)) return false;
     }
     return true;
 }
@@ -1837,9 +1898,10 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
     if (!s) return true;
     for (int k = 0; k < q->term_count; k++) {
         const ecs_term *t = &q->terms[k];
-        if (t->oper == ECS_NOT) continue;
+        uint32_t th = ecs__term_how(t);
+        if (!(th & ECS__TR)) continue;   /* touches nothing */
         uint32_t how = ecs__declared(s, t->id);
-        bool write = (t->access & ECS_WRITE) != 0;
+        bool write = (th & ECS__TW) != 0;
         if (!(how & ECS__ACCESSES) || (write && !(how & ECS__WRITES))) {
             ecs__refuse(w, "ecs_query_iter: system \"%s\" iterates a query with %s access to \"%s\" "
                         "but did not declare it; add \"%s\" to its %s", s->name,
@@ -1857,15 +1919,15 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
                                                                       system's tables */
             for (int f = 0; f < s->term_count; f++) {
                 const ecs_term *st = &s->terms[f];
-                if (st->oper == ECS_OPTIONAL) continue;
+                if (!(ecs__term_how(st) & ECS__FILTERS)) continue;
                 int g = 0;
-                while (g < q->term_count && !(q->terms[g].id == st->id && q->terms[g].oper == st->oper)) g++;
+                while (g < q->term_count && !(q->terms[g].id == st->id && ecs__same_filter(&q->terms[g], st))) g++;
                 if (g < q->term_count) continue;
                 ecs__refuse(w, "ecs_query_iter: system \"%s\" declares \"%s\" only through its query terms, "
                             "and runs beside \"%s\", whose query is disjoint from its own, so a nested query "
                             "over \"%s\" needs the term %s%s of its query (or \"%s\" in its %s)", s->name,
                             w->ids[t->id].name, w->systems[s->disjoint - 1].name, w->ids[t->id].name,
-                            st->oper == ECS_NOT ? "NOT " : "",
+                            ecs__term_mark(st, true),
                             w->ids[st->id].name, w->ids[t->id].name, write ? "writes" : "reads");
                 return false;
             }
@@ -2151,7 +2213,11 @@ static void ecs__slot_release(ecs_world *w, uint32_t i) {
     w->free_count++;
 }
 
-/* ---- parents and children: links between slots -------------------------- */
+/* ---- >>hierarchy: parents and children, links between slots -------------- */
+/* Each slot with a parent or children has an ecs__rel: its parent and its
+   place in the parent's child list (attach order). Destruction walks a
+   subtree in post-order (children first, siblings in attach order), the
+   same order every time. */
 static bool ecs__has_rel(const ecs_world *w, uint32_t i) { return i < w->rel_cap; }
 static ecs_entity ecs__parent_of(const ecs_world *w, uint32_t i) {
     return ecs__has_rel(w, i) ? w->rels[i].parent : 0;
@@ -2200,6 +2266,65 @@ static uint32_t ecs__post_next(const ecs_world *w, uint32_t root, uint32_t x) {
     if (x == root) return ECS__NONE;
     if (w->rels[x].next) return ecs__deepest(w, w->rels[x].next - 1);
     return ecs__index(w->rels[x].parent);
+}
+
+/* ---- >>hooks: lifecycle and event hooks, and when they fire -------------- */
+/* Tables that hold a component with hooks take the hooked paths: a value is
+   constructed once, moved (dst raw, src left raw) and destroyed once. The
+   event hooks fire through ecs__on_add/on_set/on_remove, the one home of
+   their rules: on_add once the component is there (its value constructed),
+   on_set after a value is copied in (never for a tag), on_remove while the
+   entity still has the value; structural calls made inside them are
+   recorded and applied right after (ecs__hooks_flush). This section comes
+   before >>table, whose row moves use it. */
+static void ecs__construct(const ecs__idinfo *in, unsigned char *p, uint32_t n) {
+    if (in->ctor) in->ctor(p, (int)n, in->ctx);
+    else if (n == 1) ecs__cell_zero(p, in->size);
+    else memset(p, 0, (size_t)n * in->size);
+}
+
+static void ecs__relocate(const ecs__idinfo *in, unsigned char *dst, unsigned char *src) {
+    if (in->move) in->move(dst, src, 1, in->ctx);
+    else ecs__cell_copy(dst, src, in->size);
+}
+
+static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *src) {
+    if (in->copy) in->copy(dst, src, 1, in->ctx);
+    else memcpy(dst, src, in->size);
+}
+
+/* Runs an event hook; structural calls made in it are recorded (see
+   ecs__hooks_flush). */
+static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, void *value) {
+    w->hook_depth++;
+    w->deferring++;
+    fn(w, e, id, value, w->ids[id].ctx);
+    w->deferring--;
+    w->hook_depth--;
+}
+
+/* The event hooks of id for entity e, whose value (NULL for a tag) is at
+   cell. */
+static void ecs__on_add(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
+    if (w->ids[id].on_add) ecs__fire(w, w->ids[id].on_add, e, id, cell);
+}
+
+static void ecs__on_set(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
+    if (w->ids[id].on_set && cell) ecs__fire(w, w->ids[id].on_set, e, id, cell);
+}
+
+static void ecs__on_remove(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
+    if (w->ids[id].on_remove) ecs__fire(w, w->ids[id].on_remove, e, id, cell);
+}
+
+/* dtor of one value, and of every value in row (their entity goes away). */
+static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, uint32_t row) {
+    const ecs__idinfo *in = &ids[col->id];
+    if (in->dtor) in->dtor(col->data + (size_t)row * col->size, 1, in->ctx);
+}
+
+static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
+    for (uint32_t c = 0; c < t->column_count; c++) ecs__destruct_cell(w->ids, &t->columns[c], row);
 }
 
 /* ---- >>table: archetype tables and transition edges ----------------------- */
@@ -2378,22 +2503,6 @@ static bool ecs__table_reserve(ecs_world *w, ecs__table *t, size_t need) {
     return need <= t->cap || ecs__table_grow(w, t, need);
 }
 
-/* Copies one cell; the common sizes become plain moves instead of a call. */
-ECS__HOT void ecs__cell_copy(unsigned char *to, const unsigned char *from, uint32_t size) {
-    switch (size) {
-    case 4: memcpy(to, from, 4); break;
-    case 8: memcpy(to, from, 8); break;
-    case 12: memcpy(to, from, 12); break;
-    case 16: memcpy(to, from, 16); break;
-    default: memcpy(to, from, size); break;
-    }
-}
-
-static void ecs__cell_zero(unsigned char *to, uint32_t size) {
-    static const unsigned char zero[16] = {0};
-    if (size <= 16) ecs__cell_copy(to, zero, size); else memset(to, 0, size);
-}
-
 /* For each column of src, the column of dst holding the same id, or -1.
    Both column lists are sorted by id. */
 static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32_t *to) {
@@ -2402,35 +2511,6 @@ static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32
         while (j < dst->column_count && dst->columns[j].id < src->columns[i].id) j++;
         to[i] = j < dst->column_count && dst->columns[j].id == src->columns[i].id ? (int32_t)j : -1;
     }
-}
-
-/* ---- lifecycle hooks: tables that hold a component with hooks take these
-   paths; a value is constructed once, moved (dst raw, src left raw) and
-   destroyed once */
-static void ecs__construct(const ecs__idinfo *in, unsigned char *p, uint32_t n) {
-    if (in->ctor) in->ctor(p, (int)n, in->ctx);
-    else if (n == 1) ecs__cell_zero(p, in->size);
-    else memset(p, 0, (size_t)n * in->size);
-}
-
-static void ecs__relocate(const ecs__idinfo *in, unsigned char *dst, unsigned char *src) {
-    if (in->move) in->move(dst, src, 1, in->ctx);
-    else ecs__cell_copy(dst, src, in->size);
-}
-
-static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *src) {
-    if (in->copy) in->copy(dst, src, 1, in->ctx);
-    else memcpy(dst, src, in->size);
-}
-
-/* Runs an event hook; structural calls made in it are recorded (see
-   ecs__hooks_flush). */
-static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, void *value) {
-    w->hook_depth++;
-    w->deferring++;
-    fn(w, e, id, value, w->ids[id].ctx);
-    w->deferring--;
-    w->hook_depth--;
 }
 
 /* A swap-remove's last step: the entity of row last takes row's place, and
@@ -2459,24 +2539,10 @@ static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
 static void ecs__removing_all(ecs_world *w, ecs_entity e) {
     const ecs__table *t = w->tables[w->records[ecs__index(e)].table];
     for (uint32_t i = 0; i < t->id_count; i++) {
-        const ecs__idinfo *in = &w->ids[t->ids[i]];
-        if (!in->on_remove) continue;
+        if (!w->ids[t->ids[i]].on_remove) continue;
         t = w->tables[w->records[ecs__index(e)].table];   /* hooks change no structure, but stay safe */
-        ecs__fire(w, in->on_remove, e, t->ids[i], ecs__table_cell(t, (int32_t)i, w->records[ecs__index(e)].row));
+        ecs__on_remove(w, e, t->ids[i], ecs__table_cell(t, (int32_t)i, w->records[ecs__index(e)].row));
     }
-}
-
-/* dtor of every value in row (their entity goes away). */
-
-
-/* dtor of one value, and of every value in row (their entity goes away). */
-static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, uint32_t row) {
-    const ecs__idinfo *in = &ids[col->id];
-    if (in->dtor) in->dtor(col->data + (size_t)row * col->size, 1, in->ctx);
-}
-
-static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
-    for (uint32_t c = 0; c < t->column_count; c++) ecs__destruct_cell(w->ids, &t->columns[c], row);
 }
 
 /* Swap-remove: the last row moves into the hole, and its entity's record
@@ -2616,7 +2682,7 @@ static void ecs__query_text(const ecs_world *w, const ecs_query *q, char *buf, s
     for (int i = 0; i < q->term_count && n < cap; i++) {
         const ecs_term *t = &q->terms[i];
         int k = snprintf(buf + n, cap - n, "%s%s%s", i ? ", " : "(",
-                         t->oper == ECS_NOT ? "!" : t->oper == ECS_OPTIONAL ? "?" : "", w->ids[t->id].name);
+                         ecs__term_mark(t, false), w->ids[t->id].name);
         if (k > 0) n += (size_t)k;
     }
     if (n < cap) snprintf(buf + n, cap - n, q->term_count ? ")" : "(every entity)");
@@ -2768,7 +2834,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
                 (void)ecs__edge_make(w, src, src, id, false);   /* a cache only: NULL is fine */
             unsigned char *cell = ecs__table_cell(src, at, r->row);
             if (value && cell) ecs__assign(&w->ids[id], cell, value);
-            if (value && w->ids[id].on_set) ecs__fire(w, w->ids[id].on_set, e, id, cell);
+            if (value) ecs__on_set(w, e, id, cell);
             return ECS_OK;
         }
         if (ecs__locked(w, src)) return ecs__busy(w, fn, src);
@@ -2781,7 +2847,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
             unsigned char *cell = col->data + (size_t)r->row * col->size;
             if (src->hooked) {
                 ecs__assign(&w->ids[id], cell, value);
-                if (w->ids[id].on_set) ecs__fire(w, w->ids[id].on_set, e, id, cell);
+                ecs__on_set(w, e, id, cell);
             } else {
                 ecs__cell_copy(cell, (const unsigned char *)value, col->size);
             }
@@ -2796,12 +2862,12 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         uint32_t row = ecs__row_move_hooked(w, r, src, edge);
         const ecs__idinfo *in = &w->ids[id];
         const ecs__column *col = edge->added >= 0 ? &dst->columns[edge->added] : NULL;
-        if (in->on_add) ecs__fire(w, in->on_add, e, id, col ? col->data + (size_t)row * col->size : NULL);
+        ecs__on_add(w, e, id, col ? col->data + (size_t)row * col->size : NULL);
         if (value && col) {
             row = w->records[ecs__index(e)].row;
             if (inside) value = ecs__value_find(w, &ref);
             ecs__assign(in, col->data + (size_t)row * col->size, value);
-            if (in->on_set) ecs__fire(w, in->on_set, e, id, col->data + (size_t)row * col->size);
+            ecs__on_set(w, e, id, col->data + (size_t)row * col->size);
         }
         return ECS_OK;
     }
@@ -2824,8 +2890,7 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     if (ECS__UNLIKELY(src->hooked | dst->hooked)) {
         if (w->ids[id].on_remove) {   /* before the value goes: the entity still has it */
-            int32_t at = ecs__table_find_id(src, id);
-            ecs__fire(w, w->ids[id].on_remove, e, id, ecs__table_cell(src, at, r->row));
+            ecs__on_remove(w, e, id, ecs__table_cell(src, ecs__table_find_id(src, id), r->row));
             r = &w->records[ecs__index(e)];
         }
         ecs__row_move_hooked(w, r, w->tables[r->table], edge);
@@ -2877,25 +2942,10 @@ static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match
     m->table = (ecs__table *)t;
     for (int i = 0; i < q->term_count; i++) {
         int32_t at = ecs__table_find_id(t, q->terms[i].id);
-        if (q->terms[i].oper == ECS_AND && at < 0) return false;
-        if (q->terms[i].oper == ECS_NOT && at >= 0) return false;
-        m->column[i] = q->terms[i].oper != ECS_NOT && at >= 0 ? t->column_of[at] : -1;
+        if (!ecs__term_admits(&q->terms[i], at >= 0)) return false;
+        m->column[i] = ecs__term_field(&q->terms[i]) && at >= 0 ? t->column_of[at] : -1;
     }
     return true;
-}
-
-/* What a term declares about its id (ECS__ bits): an AND term requires it,
-   a NOT term excludes it and touches nothing, an OPTIONAL term neither; AND
-   and OPTIONAL terms read it, and write it with ECS_WRITE. */
-static uint32_t ecs__term_how(const ecs_term *t) {
-    if (t->oper == ECS_NOT) return ECS__FNOT;
-    return ECS__TR | (t->access & ECS_WRITE ? ECS__TW : 0) | (t->oper == ECS_AND ? ECS__FAND : 0);
-}
-
-/* Whether filters on one id (ECS__ bits of two declarations) rule out a
-   common table: one requires it, the other excludes it. */
-static bool ecs__filters_exclude(uint32_t ha, uint32_t hc) {
-    return ((ha & ECS__FAND) && (hc & ECS__FNOT)) || ((ha & ECS__FNOT) && (hc & ECS__FAND));
 }
 
 /* Counts the terms of a term list (it ends at the first id 0) and checks
@@ -2906,7 +2956,7 @@ static ecs_result ecs__terms_check(const ecs_world *w, const char *fn, const ecs
     for (; n < ECS_MAX_TERMS && terms[n].id; n++) {
         ecs_result r = ecs__check_component(w, fn, terms[n].id);
         if (r) return r;
-        if ((unsigned)terms[n].oper > ECS_OPTIONAL)
+        if (!ecs__term_oper_known(&terms[n]))
             return ecs__fail(w, ECS_ERR_ARG, "%s: term %d has an unknown oper %d", fn, n,
                              (int)terms[n].oper);
         if ((unsigned)terms[n].access > (ECS_READ | ECS_WRITE))
@@ -3570,17 +3620,12 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
     w->alive += (uint32_t)n;
     if (t->hooked)   /* on_add, entity by entity, id by id; then on_set for the values given */
         for (size_t i = 0; i < n; i++) {
-            for (uint32_t k = 0; k < t->id_count; k++) {
-                const ecs__idinfo *in = &w->ids[t->ids[k]];
-                if (in->on_add) ecs__fire(w, in->on_add, t->entities[first + i], t->ids[k],
-                                           ecs__table_cell(t, (int32_t)k, first + (uint32_t)i));
-            }
-            for (size_t k = 0; values && k < id_count; k++) {
-                const ecs__idinfo *in = &w->ids[ids[k]];
-                if (values[k] && in->on_set && in->size)
-                    ecs__fire(w, in->on_set, t->entities[first + i], ids[k],
-                              ecs__table_cell(t, ecs__table_find_id(t, ids[k]), first + (uint32_t)i));
-            }
+            for (uint32_t k = 0; k < t->id_count; k++)
+                ecs__on_add(w, t->entities[first + i], t->ids[k], ecs__table_cell(t, (int32_t)k, first + (uint32_t)i));
+            for (size_t k = 0; values && k < id_count; k++)
+                if (values[k])
+                    ecs__on_set(w, t->entities[first + i], ids[k],
+                                ecs__table_cell(t, ecs__table_find_id(t, ids[k]), first + (uint32_t)i));
         }
     ecs__hooks_after(w);
     return ECS_OK;
@@ -6399,7 +6444,7 @@ ECS__COLD void ecs__call_checked(ecs_world *w, const ecs__system *s, ecs_iter *i
     bool check[ECS_MAX_TERMS];
     for (int i = 0; i < s->term_count; i++) {
         const ecs_term *t = &s->terms[i];
-        check[i] = it->priv.fields[i] && !(t->access & ECS_WRITE);
+        check[i] = it->priv.fields[i] && !(ecs__term_how(t) & ECS__TW);
         if (ecs__declared(s, t->id) & ECS__WRITES) check[i] = false;
         if (!check[i]) continue;
         bytes[i] = (size_t)it->count * w->ids[t->id].size;
