@@ -1370,7 +1370,7 @@ typedef struct ecs__edge_to {
 /* An archetype table: every entity with exactly this id set. Columns hold the
    sized components in id order; tags are in ids but have no column. */
 typedef struct ecs__table {
-    uint32_t index;          /* in world->tables */
+    uint32_t index;          /* in world->tab.tables */
     uint32_t id_count, column_count;
     ecs_id *ids;             /* sorted */
     int32_t *column_of;      /* per ids[i]: its column, or -1 for a tag */
@@ -1397,7 +1397,7 @@ struct ecs_query {
     int term_count;
     ecs__match *matches;     /* in table creation order */
     uint32_t match_count, match_cap;
-    uint32_t slot;           /* in world->queries */
+    uint32_t slot;           /* in world->qry.queries */
 };
 
 enum { ECS__CMD_CREATE, ECS__CMD_DESTROY, ECS__CMD_ADD, ECS__CMD_REMOVE, ECS__CMD_SET, ECS__CMD_PARENT };
@@ -1423,7 +1423,7 @@ struct ecs_commands {
     bool applying;           /* being applied: its hooks may not record into it */
     uint64_t serial;         /* stamped into pending handles; renewed when cleared;
                                 0 once the world's serials are used up */
-    uint32_t slot;           /* in world->buffers, or ECS__NONE for the defer buffer */
+    uint32_t slot;           /* in world->cmd.buffers, or ECS__NONE for the defer buffer */
 };
 
 typedef struct ecs__system {
@@ -1444,7 +1444,7 @@ typedef struct ecs__system {
     uint32_t next_chunk;     /* under the queue lock */
     bool active;             /* under the queue lock: taken and not finished (only for
                                 systems with an exclusion partner) */
-    bool ran;                /* its buffers hold commands not yet applied (counted in w->due) */
+    bool ran;                /* its buffers hold commands not yet applied (counted in w->sched.due) */
     ECS__ATOMIC(uint32_t) done_chunks;
     ECS__ATOMIC(int32_t) pending;    /* predecessors still running this frame */
     ECS__ATOMIC(uint64_t) work_ns;   /* this frame, all chunks */
@@ -1550,58 +1550,68 @@ typedef struct ecs__tctx {   /* a thread that runs systems; tctx[0] calls ecs_pr
 
 enum { ECS__IDLE, ECS__SYSTEMS, ECS__SYNC };   /* world phase; structure is locked in SYSTEMS */
 
-struct ecs_world {
-    void *(*realloc_fn)(void *, size_t, void *);
-    void *alloc_user;
-    int threads;
-    ecs_order order;
-    bool check_reads;
-    bool vzeroupper;         /* the CPU has AVX (ECS__VZEROUPPER builds) */
-    ecs__msg error;
-
+/* The world's state, a sub-struct per section (each freed by its section's
+   ecs__<section>_fini, which ecs_world_free calls in reverse data-flow
+   order). */
+typedef struct ecs__ids_state {         /* >>ids */
     ecs__idinfo *ids;        /* indexed by id; ids[0] unused */
     uint32_t id_count, id_cap;
     ecs__map id_names;       /* name hash -> id */
+} ecs__ids_state;
 
+typedef struct ecs__entity_state {      /* >>entity */
     ecs__record *records;
     uint32_t record_count, record_cap;
-    ecs__rel *rels;          /* per slot, NULL until a parent is set */
-    uint32_t rel_cap;
     uint32_t free_head, free_count;
     uint32_t alive;
+} ecs__entity_state;
 
+typedef struct ecs__hierarchy_state {   /* >>hierarchy */
+    ecs__rel *rels;          /* per slot, NULL until a parent is set */
+    uint32_t rel_cap;
+} ecs__hierarchy_state;
+
+typedef struct ecs__table_state {       /* >>table */
     ecs__table **tables;     /* tables[0] is the empty set */
     uint32_t table_count, table_cap;
     uint32_t born;           /* tables[born..] were left empty by a snapshot restore that
                                 predates them: made again (moved here) when next needed */
     ecs__map table_sets;     /* id set hash -> table index */
-    uint32_t iter_locks;     /* batches of plain query loops still open */
     ecs_id *scratch;         /* id set under construction */
     uint32_t scratch_cap;
+} ecs__table_state;
 
+typedef struct ecs__query_state {       /* >>query */
+    uint32_t iter_locks;     /* batches of plain query loops still open */
     ecs_query **queries;
     uint32_t query_count, query_cap;
+} ecs__query_state;
 
+typedef struct ecs__commands_state {    /* >>commands */
     ecs_commands **buffers;  /* user command buffers, freed with the world */
     uint32_t buffer_count, buffer_cap;
     ecs_commands *defer;     /* defer mode's buffer (lazily made) */
-    ecs_commands *hook_buf, *hook_drain;   /* structural calls made in hooks, and the ones
-                                applying (made with the first component that has hooks) */
-    int hook_depth;          /* inside an event hook: structural calls are recorded */
-    int deferring;           /* defer_depth + hook_depth: one test on the hot paths */
-    bool flushing;
     int defer_depth;
     ECS__ATOMIC(uint64_t) next_serial;
     size_t dropped;
+} ecs__commands_state;
 
+typedef struct ecs__hooks_state {       /* >>hooks */
+    ecs_commands *hook_buf, *hook_drain;   /* structural calls made in hooks, and the ones
+                                applying (made with the first component that has hooks) */
+    int hook_depth;          /* inside an event hook: structural calls are recorded */
+    bool flushing;
+} ecs__hooks_state;
+
+typedef struct ecs__systems_state {     /* >>systems */
     ecs__system *systems;
     uint32_t system_count, system_cap;
     ecs__map system_names;   /* name hash -> system index */
     char **stages;           /* stage names */
     uint32_t stage_count, stage_cap;
-    ecs__graph graph;
+} ecs__systems_state;
 
-    /* >>sched state */
+typedef struct ecs__sched_state {       /* >>sched */
     int phase;
     ecs__tctx *tctx;         /* `threads` entries */
     int workers;             /* worker threads started */
@@ -1628,7 +1638,6 @@ struct ecs_world {
     ecs__msg fail_msg;               /* its line, when not out of memory */
     uint32_t excl_table;             /* the table an EXCLUSIVE system's batch holds, or NONE */
     uint32_t excl_system;
-    ECS__ATOMIC(uint32_t) trace_lost;
     uint32_t *ready, ready_count, *main_ready, main_count;   /* heaps, under the queue lock */
     uint32_t *parked, parked_count;  /* ready, but an independent_of partner runs */
     double *ranks;           /* per system: queue priority */
@@ -1639,12 +1648,43 @@ struct ecs_world {
     const ecs__stage_graph *stage_run;
     float dt;
     uint64_t frame;
+} ecs__sched_state;
+
+typedef struct ecs__stats_state {       /* >>stats */
     int timing_interval;     /* 0: automatic (every 8th frame, ECS_TIMING_MS apart) */
     uint64_t timed_at;       /* the latest timed frame's start */
     uint64_t sync_ns;        /* this timed frame's sync points: wall time (thread 0 applies) */
-    bool timing, tracing;
-    uint64_t trace_origin;
+    bool timing;
     ecs_frame_stats frame_stats;
+} ecs__stats_state;
+
+typedef struct ecs__trace_state {       /* >>trace */
+    ECS__ATOMIC(uint32_t) trace_lost;
+    bool tracing;
+    uint64_t trace_origin;
+} ecs__trace_state;
+
+struct ecs_world {
+    void *(*realloc_fn)(void *, size_t, void *);
+    void *alloc_user;
+    int threads;
+    ecs_order order;
+    bool check_reads;
+    bool vzeroupper;         /* the CPU has AVX (ECS__VZEROUPPER builds) */
+    ecs__msg error;
+    int deferring;           /* defer_depth + hook_depth: one test on the hot paths */
+    ecs__ids_state reg;
+    ecs__entity_state ent;
+    ecs__hierarchy_state hier;
+    ecs__table_state tab;
+    ecs__query_state qry;
+    ecs__commands_state cmd;
+    ecs__hooks_state hk;
+    ecs__systems_state sys;
+    ecs__graph graph;
+    ecs__sched_state sched;
+    ecs__stats_state stats;
+    ecs__trace_state trace;
 };
 
 
@@ -1656,20 +1696,20 @@ static void  ecs__free(ecs_world *w, void *p) { if (p) w->realloc_fn(p, 0, w->al
    ecs_progress caller and any thread that is not a worker). */
 static ecs__tctx *ecs__thread_ctx(const ecs_world *w) {
 #if ECS__THREADS
-    if (w->workers) {
+    if (w->sched.workers) {
         ecs__thrd self = ecs__thrd_self();
-        for (int i = 1; i <= w->workers; i++)
-            if (ecs__thrd_equal(w->tctx[i].id, self)) return &w->tctx[i];
+        for (int i = 1; i <= w->sched.workers; i++)
+            if (ecs__thrd_equal(w->sched.tctx[i].id, self)) return &w->sched.tctx[i];
     }
 #endif
-    return &w->tctx[0];
+    return &w->sched.tctx[0];
 }
 
 /* Each worker has its own message buffer, so failing calls in parallel
    systems never write the same memory. */
 static ecs__msg *ecs__error_buf(const ecs_world *cw) {
     ecs_world *w = (ecs_world *)cw;
-    if (w->phase != ECS__IDLE && w->tctx) {
+    if (w->sched.phase != ECS__IDLE && w->sched.tctx) {
         ecs__tctx *tc = ecs__thread_ctx(w);
         if (tc->index) return &tc->error;
     }
@@ -1723,13 +1763,13 @@ ECS_API const char *ecs_last_error(const ecs_world *w) {
    idle (phase SYNC) and may do all of that; the system graph itself changes
    only outside ecs_progress. */
 static ecs_result ecs__check_running(const ecs_world *w, const char *fn) {
-    if (w->phase != ECS__SYSTEMS) return ECS_OK;
+    if (w->sched.phase != ECS__SYSTEMS) return ECS_OK;
     return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run; record structural "
                      "changes in it->commands, or make the system EXCLUSIVE", fn);
 }
 
 static ecs_result ecs__check_idle(const ecs_world *w, const char *fn) {
-    if (w->phase == ECS__IDLE) return ECS_OK;
+    if (w->sched.phase == ECS__IDLE) return ECS_OK;
     return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed during ecs_progress", fn);
 }
 
@@ -1808,7 +1848,7 @@ ECS__COLD ecs_result ecs__refuse(const ecs_world *cw, const char *fmt, ...) {
     va_start(ap, fmt);
     ecs__msg_vset(w, m, fmt, ap);
     va_end(ap);
-    if (w->phase != ECS__IDLE && w->tctx) {
+    if (w->sched.phase != ECS__IDLE && w->sched.tctx) {
         ecs__tctx *tc = ecs__thread_ctx(w);
         if (tc->current && (!tc->refused || tc->current < tc->refused)) {
             tc->refused = tc->current;
@@ -1829,10 +1869,10 @@ static uint32_t ecs__declared(const ecs__system *s, ecs_id id) {
 /* The system the calling thread runs, if the checks apply to it: not
    outside systems, not in an EXCLUSIVE one (it runs alone). */
 static const ecs__system *ecs__checked(const ecs_world *w, const ecs__tctx **tcp) {
-    if (w->phase == ECS__IDLE || !w->tctx) return NULL;
+    if (w->sched.phase == ECS__IDLE || !w->sched.tctx) return NULL;
     const ecs__tctx *tc = ecs__thread_ctx(w);
     if (!tc->current) return NULL;
-    const ecs__system *s = &w->systems[tc->current - 1];
+    const ecs__system *s = &w->sys.systems[tc->current - 1];
     if (s->flags & ECS_SYSTEM_EXCLUSIVE) return NULL;
     *tcp = tc;
     return s;
@@ -1862,28 +1902,28 @@ static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool w
     uint32_t how = ecs__declared(s, id);
     if (!(how & ECS__ACCESSES) || (write && !(how & ECS__WRITES))) {
         ecs__refuse(w, "%s: system \"%s\" did not declare %s access to \"%s\"; add it to its "
-                    "terms, reads or writes", fn, s->name, write ? "write" : "read", w->ids[id].name);
+                    "terms, reads or writes", fn, s->name, write ? "write" : "read", w->reg.ids[id].name);
         return false;
     }
     if (s->disjoint && !(how & (write ? ECS__LW : ECS__LR)) && e &&
-        !ecs__system_matches(s, w->tables[w->records[ecs__index(e)].table])) {
+        !ecs__system_matches(s, w->tab.tables[w->ent.records[ecs__index(e)].table])) {
         ecs__refuse(w, "%s: system \"%s\" declares \"%s\" only through its query terms, and runs beside "
                     "\"%s\", whose query is disjoint from its own, so it may touch \"%s\" only on entities "
-                    "its query matches; add \"%s\" to its %s", fn, s->name, w->ids[id].name,
-                    w->systems[s->disjoint - 1].name, w->ids[id].name, w->ids[id].name,
+                    "its query matches; add \"%s\" to its %s", fn, s->name, w->reg.ids[id].name,
+                    w->sys.systems[s->disjoint - 1].name, w->reg.ids[id].name, w->reg.ids[id].name,
                     write ? "writes" : "reads");
         return false;
     }
     if (s->chunk_size > 0 && (how & ECS__WRITES)) {
         if (e) {
-            const ecs__record *r = &w->records[ecs__index(e)];
-            if ((const void *)w->tables[r->table] == tc->batch_table &&
+            const ecs__record *r = &w->ent.records[ecs__index(e)];
+            if ((const void *)w->tab.tables[r->table] == tc->batch_table &&
                 r->row - tc->batch_row < tc->batch_count)
                 return true;
         }
         ecs__refuse(w, "%s: system \"%s\" is chunked and writes \"%s\", so its other chunks "
                     "write it at the same time: it may touch only the rows of its own batch; "
-                    "drop chunk_size, or do this in an unchunked system", fn, s->name, w->ids[id].name);
+                    "drop chunk_size, or do this in an unchunked system", fn, s->name, w->reg.ids[id].name);
         return false;
     }
     return true;
@@ -1905,14 +1945,14 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
         if (!(how & ECS__ACCESSES) || (write && !(how & ECS__WRITES))) {
             ecs__refuse(w, "ecs_query_iter: system \"%s\" iterates a query with %s access to \"%s\" "
                         "but did not declare it; add \"%s\" to its %s", s->name,
-                        write ? "write" : "read", w->ids[t->id].name, w->ids[t->id].name,
+                        write ? "write" : "read", w->reg.ids[t->id].name, w->reg.ids[t->id].name,
                         write ? "writes" : "reads");
             return false;
         }
         if (s->chunk_size > 0 && (how & ECS__WRITES)) {
             ecs__refuse(w, "ecs_query_iter: system \"%s\" is chunked and writes \"%s\", which this "
                         "query reads in every table while its other chunks write it; drop "
-                        "chunk_size, or iterate in an unchunked system", s->name, w->ids[t->id].name);
+                        "chunk_size, or iterate in an unchunked system", s->name, w->reg.ids[t->id].name);
             return false;
         }
         if (s->disjoint && !(how & (write ? ECS__LW : ECS__LR))) {   /* the query must stay inside the
@@ -1926,9 +1966,9 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
                 ecs__refuse(w, "ecs_query_iter: system \"%s\" declares \"%s\" only through its query terms, "
                             "and runs beside \"%s\", whose query is disjoint from its own, so a nested query "
                             "over \"%s\" needs the term %s%s of its query (or \"%s\" in its %s)", s->name,
-                            w->ids[t->id].name, w->systems[s->disjoint - 1].name, w->ids[t->id].name,
+                            w->reg.ids[t->id].name, w->sys.systems[s->disjoint - 1].name, w->reg.ids[t->id].name,
                             ecs__term_mark(st, true),
-                            w->ids[st->id].name, w->ids[t->id].name, write ? "writes" : "reads");
+                            w->reg.ids[st->id].name, w->reg.ids[t->id].name, write ? "writes" : "reads");
                 return false;
             }
         }
@@ -1948,7 +1988,7 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
 #endif
 
 /* ---- >>ids: components, tags, resources ----------------------------------- */
-static bool ecs__id_valid(const ecs_world *w, ecs_id id) { return id >= 1 && id <= w->id_count; }
+static bool ecs__id_valid(const ecs_world *w, ecs_id id) { return id >= 1 && id <= w->reg.id_count; }
 
 /* ECS_OK if id can sit on an entity (a component or tag), else ECS_ERR_ARG
    with a message naming the calling function. */
@@ -1956,25 +1996,25 @@ ECS__COLD ecs_result ecs__bad_component(const ecs_world *w, const char *fn, ecs_
     if (!ecs__id_valid(w, id))
         return ecs__fail(w, ECS_ERR_ARG, "%s: id %u is not registered", fn, (unsigned)id);
     return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a resource, not a component",
-                     fn, w->ids[id].name);
+                     fn, w->reg.ids[id].name);
 }
 
 static inline ecs_result ecs__check_component(const ecs_world *w, const char *fn, ecs_id id) {
-    return ecs__id_valid(w, id) && !w->ids[id].resource ? ECS_OK : ecs__bad_component(w, fn, id);
+    return ecs__id_valid(w, id) && !w->reg.ids[id].resource ? ECS_OK : ecs__bad_component(w, fn, id);
 }
 
 static ecs_id ecs__id_find(const ecs_world *w, const char *name) {
     uint64_t h = ecs__hash_bytes(name, strlen(name)), *v;
     uint32_t step = 0;
-    while ((v = ecs__map_next(&w->id_names, h, &step)))
-        if (!strcmp(w->ids[*v].name, name)) return (ecs_id)*v;
+    while ((v = ecs__map_next(&w->reg.id_names, h, &step)))
+        if (!strcmp(w->reg.ids[*v].name, name)) return (ecs_id)*v;
     return 0;
 }
 
 static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size_t size,
                             size_t align, bool resource, const void *init) {
     if (!w || ecs__check_running(w, fn)) return 0;
-    if (w->hook_depth) {   /* a hook's caller holds pointers into the id table */
+    if (w->hk.hook_depth) {   /* a hook's caller holds pointers into the id table */
         ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed inside a component hook", fn);
         return 0;
     }
@@ -1993,7 +2033,7 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
     }
     ecs_id id = ecs__id_find(w, name);
     if (id) {
-        const ecs__idinfo *in = &w->ids[id];
+        const ecs__idinfo *in = &w->reg.ids[id];
         if (in->resource == resource && in->size == size) return id;   /* the first align stands */
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is already registered as a %s of size %u "
                   "(now asked for a %s of size %zu)", fn, name,
@@ -2004,8 +2044,8 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
     size_t len = strlen(name) + 1;
     char *copy = NULL;
     void *raw = NULL;
-    if (!ECS__RESERVE(w, w->ids, w->id_cap, (size_t)w->id_count + 2) ||
-        !ecs__map_reserve(w, &w->id_names, 1) ||
+    if (!ECS__RESERVE(w, w->reg.ids, w->reg.id_cap, (size_t)w->reg.id_count + 2) ||
+        !ecs__map_reserve(w, &w->reg.id_names, 1) ||
         !(copy = (char *)ecs__alloc(w, len)) ||
         (resource && !(raw = ecs__alloc(w, size + align - 1)))) {
         ecs__free(w, copy);
@@ -2013,8 +2053,8 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
         return 0;
     }
     memcpy(copy, name, len);
-    id = ++w->id_count;
-    ecs__idinfo *in = &w->ids[id];
+    id = ++w->reg.id_count;
+    ecs__idinfo *in = &w->reg.ids[id];
     memset(in, 0, sizeof *in);
     in->name = copy; in->size = (uint32_t)size; in->align = (uint32_t)align;
     in->resource = resource;
@@ -2023,7 +2063,7 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
         in->data = (void *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
         if (init) memcpy(in->data, init, size); else memset(in->data, 0, size);
     }
-    ecs__map_put(&w->id_names, ecs__hash_bytes(name, len - 1), id);
+    ecs__map_put(&w->reg.id_names, ecs__hash_bytes(name, len - 1), id);
     return id;
 }
 
@@ -2037,7 +2077,7 @@ ECS_API ecs_id ecs_resource(ecs_world *w, const char *name, size_t size, size_t 
 }
 
 static ecs_commands *ecs__commands_new(ecs_world *w);
-static void ecs__commands_free(ecs_world *w, ecs_commands *c);
+static void ecs__buffer_free(ecs_world *w, ecs_commands *c);
 
 /* Whether id's hooks are exactly desc's. */
 static bool ecs__hooks_equal(const ecs__idinfo *in, const ecs_component_desc *d) {
@@ -2085,23 +2125,23 @@ static ecs_id ecs__init(ecs_world *w, const char *fn, const ecs_component_desc *
             return 0;
         }
     ecs_id known = d->name ? ecs__id_find(w, d->name) : 0;
-    if (known && !ecs__hooks_equal(&w->ids[known], d)) {
+    if (known && !ecs__hooks_equal(&w->reg.ids[known], d)) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is already registered with other hooks", fn, name);
         return 0;
     }
-    if ((lifecycle || events) && !resource && !w->hook_buf) {   /* where hooks' structural calls wait */
+    if ((lifecycle || events) && !resource && !w->hk.hook_buf) {   /* where hooks' structural calls wait */
         ecs_commands *a = ecs__commands_new(w), *b = a ? ecs__commands_new(w) : NULL;
         if (!b) {
-            if (a) ecs__commands_free(w, a);
+            if (a) ecs__buffer_free(w, a);
             ECS__OOM(w, fn);
             return 0;
         }
-        w->hook_buf = a;
-        w->hook_drain = b;
+        w->hk.hook_buf = a;
+        w->hk.hook_drain = b;
     }
     ecs_id id = ecs__register(w, fn, d->name, d->size, d->align, resource, NULL);
     if (!id || known) return id;
-    ecs__idinfo *in = &w->ids[id];
+    ecs__idinfo *in = &w->reg.ids[id];
     in->ctor = d->ctor; in->dtor = d->dtor; in->copy = d->copy; in->move = d->move;
     in->on_add = d->on_add; in->on_set = d->on_set; in->on_remove = d->on_remove;
     in->ctx = d->ctx;
@@ -2131,22 +2171,33 @@ ECS_API ecs_id ecs_lookup(const ecs_world *w, const char *name) {
 }
 
 ECS_API const char *ecs_id_name(const ecs_world *w, ecs_id id) {
-    return w && ecs__id_valid(w, id) ? w->ids[id].name : NULL;
+    return w && ecs__id_valid(w, id) ? w->reg.ids[id].name : NULL;
 }
 
 ECS_API size_t ecs_id_size(const ecs_world *w, ecs_id id) {
-    return w && ecs__id_valid(w, id) ? w->ids[id].size : 0;
+    return w && ecs__id_valid(w, id) ? w->reg.ids[id].size : 0;
 }
 
-ECS_API ecs_id ecs_id_count(const ecs_world *w) { return w ? w->id_count : 0; }
+ECS_API ecs_id ecs_id_count(const ecs_world *w) { return w ? w->reg.id_count : 0; }
 
 ECS_API void *ecs_resource_get(ecs_world *w, ecs_id id) {
     if (!w) return NULL;
-    if (!ecs__id_valid(w, id) || !w->ids[id].resource) {
+    if (!ecs__id_valid(w, id) || !w->reg.ids[id].resource) {
         ecs__fail(w, ECS_ERR_ARG, "ecs_resource_get: id %u is not a resource", (unsigned)id);
         return NULL;
     }
-    return ecs__access_ok(w, "ecs_resource_get", id, false, 0) ? w->ids[id].data : NULL;
+    return ecs__access_ok(w, "ecs_resource_get", id, false, 0) ? w->reg.ids[id].data : NULL;
+}
+
+static void ecs__ids_fini(ecs_world *w) {   /* resources die here: dtor */
+    for (uint32_t i = 1; i <= w->reg.id_count; i++) {
+        ecs__idinfo *in = &w->reg.ids[i];
+        if (in->resource && in->dtor) in->dtor(in->data, 1, in->ctx);
+        ecs__free(w, in->name);
+        ecs__free(w, in->raw);
+    }
+    ecs__free(w, w->reg.ids);
+    ecs__map_fini(w, &w->reg.id_names);
 }
 
 /* ---- >>entity: the entity index ------------------------------------------- */
@@ -2154,14 +2205,14 @@ ECS_API void *ecs_resource_get(ecs_world *w, ecs_id id) {
    Generations start at 1, so 0 and pending handles (bit 63) never match. */
 static bool ecs__alive(const ecs_world *w, ecs_entity e) {
     uint32_t i = ecs__index(e);
-    return i < w->record_count && w->records[i].table < ECS__RESERVED &&
-           w->records[i].gen == ecs__gen(e);
+    return i < w->ent.record_count && w->ent.records[i].table < ECS__RESERVED &&
+           w->ent.records[i].gen == ecs__gen(e);
 }
 
 static bool ecs__reserved(const ecs_world *w, ecs_entity e) {
     uint32_t i = ecs__index(e);
-    return i < w->record_count && w->records[i].table == ECS__RESERVED &&
-           w->records[i].gen == ecs__gen(e);
+    return i < w->ent.record_count && w->ent.records[i].table == ECS__RESERVED &&
+           w->ent.records[i].gen == ecs__gen(e);
 }
 
 ECS__COLD ecs_result ecs__not_alive(const ecs_world *w, const char *fn, ecs_entity e) {
@@ -2184,79 +2235,81 @@ static inline ecs_result ecs__check_alive(const ecs_world *w, const char *fn, ec
 /* Slots needed beyond the free list must have been reserved in records. */
 static uint32_t ecs__slot_take(ecs_world *w) {
     uint32_t i;
-    if (w->free_head != ECS__NONE) {
-        i = w->free_head;
-        w->free_head = w->records[i].row;
-        w->free_count--;
+    if (w->ent.free_head != ECS__NONE) {
+        i = w->ent.free_head;
+        w->ent.free_head = w->ent.records[i].row;
+        w->ent.free_count--;
     } else {
-        i = w->record_count++;
-        w->records[i].gen = 1;
+        i = w->ent.record_count++;
+        w->ent.records[i].gen = 1;
     }
     return i;
 }
 
 static bool ecs__slots_reserve(ecs_world *w, size_t n) {
-    if (n <= w->free_count) return true;
-    size_t need = (size_t)w->record_count + (n - w->free_count);
-    return need < ECS__NONE && ECS__RESERVE(w, w->records, w->record_cap, need);
+    if (n <= w->ent.free_count) return true;
+    size_t need = (size_t)w->ent.record_count + (n - w->ent.free_count);
+    return need < ECS__NONE && ECS__RESERVE(w, w->ent.records, w->ent.record_cap, need);
 }
 
 /* A slot whose generation is used up is retired: never reused, so no old
    handle can come back to life. */
 static void ecs__slot_release(ecs_world *w, uint32_t i) {
-    ecs__record *r = &w->records[i];
+    ecs__record *r = &w->ent.records[i];
     r->table = ECS__NONE;
     if (r->gen == ECS__GEN_MAX) return;
     r->gen++;
-    r->row = w->free_head;
-    w->free_head = i;
-    w->free_count++;
+    r->row = w->ent.free_head;
+    w->ent.free_head = i;
+    w->ent.free_count++;
 }
+
+static void ecs__entity_fini(ecs_world *w) { ecs__free(w, w->ent.records); }
 
 /* ---- >>hierarchy: parents and children, links between slots -------------- */
 /* Each slot with a parent or children has an ecs__rel: its parent and its
    place in the parent's child list (attach order). Destruction walks a
    subtree in post-order (children first, siblings in attach order), the
    same order every time. */
-static bool ecs__has_rel(const ecs_world *w, uint32_t i) { return i < w->rel_cap; }
+static bool ecs__has_rel(const ecs_world *w, uint32_t i) { return i < w->hier.rel_cap; }
 static ecs_entity ecs__parent_of(const ecs_world *w, uint32_t i) {
-    return ecs__has_rel(w, i) ? w->rels[i].parent : 0;
+    return ecs__has_rel(w, i) ? w->hier.rels[i].parent : 0;
 }
 
 static bool ecs__rels_reserve(ecs_world *w, uint32_t slot) {
-    if (slot < w->rel_cap) return true;
-    size_t cap = w->record_cap > slot ? w->record_cap : (size_t)slot + 1;
-    ecs__rel *n = (ecs__rel *)ecs__realloc(w, w->rels, cap * sizeof *n);
+    if (slot < w->hier.rel_cap) return true;
+    size_t cap = w->ent.record_cap > slot ? w->ent.record_cap : (size_t)slot + 1;
+    ecs__rel *n = (ecs__rel *)ecs__realloc(w, w->hier.rels, cap * sizeof *n);
     if (!n) return false;
-    memset(n + w->rel_cap, 0, (cap - w->rel_cap) * sizeof *n);
-    w->rels = n;
-    w->rel_cap = (uint32_t)cap;
+    memset(n + w->hier.rel_cap, 0, (cap - w->hier.rel_cap) * sizeof *n);
+    w->hier.rels = n;
+    w->hier.rel_cap = (uint32_t)cap;
     return true;
 }
 
 static void ecs__unlink(ecs_world *w, uint32_t c) {
-    ecs__rel *r = &w->rels[c];
+    ecs__rel *r = &w->hier.rels[c];
     if (!r->parent) return;
-    ecs__rel *p = &w->rels[ecs__index(r->parent)];
-    if (r->prev) w->rels[r->prev - 1].next = r->next; else p->first = r->next;
-    if (r->next) w->rels[r->next - 1].prev = r->prev; else p->last = r->prev;
+    ecs__rel *p = &w->hier.rels[ecs__index(r->parent)];
+    if (r->prev) w->hier.rels[r->prev - 1].next = r->next; else p->first = r->next;
+    if (r->next) w->hier.rels[r->next - 1].prev = r->prev; else p->last = r->prev;
     r->parent = 0;
     r->next = r->prev = 0;
 }
 
 static void ecs__link(ecs_world *w, uint32_t c, ecs_entity parent) {   /* at the end: attach order */
-    ecs__rel *r = &w->rels[c], *p = &w->rels[ecs__index(parent)];
+    ecs__rel *r = &w->hier.rels[c], *p = &w->hier.rels[ecs__index(parent)];
     r->parent = parent;
     r->next = 0;
     r->prev = p->last;
-    if (p->last) w->rels[p->last - 1].next = c + 1; else p->first = c + 1;
+    if (p->last) w->hier.rels[p->last - 1].next = c + 1; else p->first = c + 1;
     p->last = c + 1;
 }
 
 /* The first system of i's subtree in destruction order: its first child's
    first child ..., the deepest first. */
 static uint32_t ecs__deepest(const ecs_world *w, uint32_t i) {
-    while (w->rels[i].first) i = w->rels[i].first - 1;
+    while (w->hier.rels[i].first) i = w->hier.rels[i].first - 1;
     return i;
 }
 
@@ -2264,9 +2317,11 @@ static uint32_t ecs__deepest(const ecs_world *w, uint32_t i) {
    their parent, siblings in attach order), or ECS__NONE after root. */
 static uint32_t ecs__post_next(const ecs_world *w, uint32_t root, uint32_t x) {
     if (x == root) return ECS__NONE;
-    if (w->rels[x].next) return ecs__deepest(w, w->rels[x].next - 1);
-    return ecs__index(w->rels[x].parent);
+    if (w->hier.rels[x].next) return ecs__deepest(w, w->hier.rels[x].next - 1);
+    return ecs__index(w->hier.rels[x].parent);
 }
+
+static void ecs__hierarchy_fini(ecs_world *w) { ecs__free(w, w->hier.rels); }
 
 /* ---- >>hooks: lifecycle and event hooks, and when they fire -------------- */
 /* Tables that hold a component with hooks take the hooked paths: a value is
@@ -2296,25 +2351,25 @@ static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *s
 /* Runs an event hook; structural calls made in it are recorded (see
    ecs__hooks_flush). */
 static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, void *value) {
-    w->hook_depth++;
+    w->hk.hook_depth++;
     w->deferring++;
-    fn(w, e, id, value, w->ids[id].ctx);
+    fn(w, e, id, value, w->reg.ids[id].ctx);
     w->deferring--;
-    w->hook_depth--;
+    w->hk.hook_depth--;
 }
 
 /* The event hooks of id for entity e, whose value (NULL for a tag) is at
    cell. */
 static void ecs__on_add(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->ids[id].on_add) ecs__fire(w, w->ids[id].on_add, e, id, cell);
+    if (w->reg.ids[id].on_add) ecs__fire(w, w->reg.ids[id].on_add, e, id, cell);
 }
 
 static void ecs__on_set(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->ids[id].on_set && cell) ecs__fire(w, w->ids[id].on_set, e, id, cell);
+    if (w->reg.ids[id].on_set && cell) ecs__fire(w, w->reg.ids[id].on_set, e, id, cell);
 }
 
 static void ecs__on_remove(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->ids[id].on_remove) ecs__fire(w, w->ids[id].on_remove, e, id, cell);
+    if (w->reg.ids[id].on_remove) ecs__fire(w, w->reg.ids[id].on_remove, e, id, cell);
 }
 
 /* dtor of one value, and of every value in row (their entity goes away). */
@@ -2324,7 +2379,15 @@ static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, u
 }
 
 static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
-    for (uint32_t c = 0; c < t->column_count; c++) ecs__destruct_cell(w->ids, &t->columns[c], row);
+    for (uint32_t c = 0; c < t->column_count; c++) ecs__destruct_cell(w->reg.ids, &t->columns[c], row);
+}
+
+/* The buffers of structural calls made in hooks (what they still hold is
+   dropped, never applied). */
+static void ecs__hooks_fini(ecs_world *w) {
+    if (!w->hk.hook_buf) return;
+    ecs__buffer_free(w, w->hk.hook_buf);
+    ecs__buffer_free(w, w->hk.hook_drain);
 }
 
 /* ---- >>table: archetype tables and transition edges ----------------------- */
@@ -2349,8 +2412,8 @@ static uint64_t ecs__set_hash(const ecs_id *ids, uint32_t n) {
 static ecs__table *ecs__table_find(const ecs_world *w, const ecs_id *ids, uint32_t n) {
     uint32_t step = 0;
     uint64_t *v;
-    while ((v = ecs__map_next(&w->table_sets, ecs__set_hash(ids, n), &step))) {
-        ecs__table *t = w->tables[*v];
+    while ((v = ecs__map_next(&w->tab.table_sets, ecs__set_hash(ids, n), &step))) {
+        ecs__table *t = w->tab.tables[*v];
         if (t->id_count == n && !memcmp(t->ids, ids, n * sizeof *ids)) return t;
     }
     return NULL;
@@ -2364,17 +2427,17 @@ static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match
    query, exactly as in a world that never made it. It is empty, as are the
    ones it passes. */
 static void ecs__table_birth(ecs_world *w, ecs__table *t) {
-    uint32_t from = t->index, to = w->born++;
+    uint32_t from = t->index, to = w->tab.born++;
     if (from == to) return;
-    for (uint32_t i = from; i > to; i--) { w->tables[i] = w->tables[i - 1]; w->tables[i]->index = i; }
-    w->tables[to] = t;
+    for (uint32_t i = from; i > to; i--) { w->tab.tables[i] = w->tab.tables[i - 1]; w->tab.tables[i]->index = i; }
+    w->tab.tables[to] = t;
     t->index = to;
-    for (uint32_t i = 0; i < w->table_sets.cap; i++) {
-        uint64_t *v = &w->table_sets.vals[i];
-        if (w->table_sets.keys[i]) *v = *v == from ? to : *v >= to && *v < from ? *v + 1 : *v;
+    for (uint32_t i = 0; i < w->tab.table_sets.cap; i++) {
+        uint64_t *v = &w->tab.table_sets.vals[i];
+        if (w->tab.table_sets.keys[i]) *v = *v == from ? to : *v >= to && *v < from ? *v + 1 : *v;
     }
-    for (uint32_t q = 0; q < w->query_count; q++) {
-        ecs_query *qq = w->queries[q];
+    for (uint32_t q = 0; q < w->qry.query_count; q++) {
+        ecs_query *qq = w->qry.queries[q];
         uint32_t at = 0, k = 0;
         while (at < qq->match_count && qq->matches[at].table != t) at++;
         if (at == qq->match_count) continue;
@@ -2390,20 +2453,20 @@ static void ecs__table_birth(ecs_world *w, ecs__table *t) {
    first, so a failure changes nothing. */
 static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
     uint32_t columns = 0;
-    for (uint32_t i = 0; i < n; i++) columns += w->ids[ids[i]].size > 0;
+    for (uint32_t i = 0; i < n; i++) columns += w->reg.ids[ids[i]].size > 0;
     size_t bytes = sizeof(ecs__table) + columns * sizeof(ecs__column) +
                    n * (sizeof(ecs_id) + sizeof(int32_t));
-    if (!ECS__RESERVE(w, w->tables, w->table_cap, (size_t)w->table_count + 1) ||
-        !ecs__map_reserve(w, &w->table_sets, 1))
+    if (!ECS__RESERVE(w, w->tab.tables, w->tab.table_cap, (size_t)w->tab.table_count + 1) ||
+        !ecs__map_reserve(w, &w->tab.table_sets, 1))
         return NULL;
-    for (uint32_t i = 0; i < w->query_count; i++) {
-        ecs_query *q = w->queries[i];
+    for (uint32_t i = 0; i < w->qry.query_count; i++) {
+        ecs_query *q = w->qry.queries[i];
         if (!ECS__RESERVE(w, q->matches, q->match_cap, (size_t)q->match_count + 1)) return NULL;
     }
     ecs__table *t = (ecs__table *)ecs__alloc(w, bytes);
     if (!t) return NULL;
     memset(t, 0, sizeof *t);
-    t->index = w->table_count;
+    t->index = w->tab.table_count;
     t->id_count = n;
     t->column_count = columns;
     t->columns = (ecs__column *)(t + 1);
@@ -2411,20 +2474,20 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
     t->column_of = (int32_t *)(t->ids + n);
     if (n) memcpy(t->ids, ids, n * sizeof *ids);
     for (uint32_t i = 0, c = 0; i < n; i++) {
-        uint32_t size = w->ids[ids[i]].size;
+        uint32_t size = w->reg.ids[ids[i]].size;
         t->column_of[i] = size ? (int32_t)c : -1;
-        t->hooked |= w->ids[ids[i]].lifecycle || w->ids[ids[i]].events;
-        t->evented |= w->ids[ids[i]].events;
+        t->hooked |= w->reg.ids[ids[i]].lifecycle || w->reg.ids[ids[i]].events;
+        t->evented |= w->reg.ids[ids[i]].events;
         if (size) {
             t->columns[c].data = NULL; t->columns[c].raw = NULL;
             t->columns[c].size = size; t->columns[c].id = ids[i];
             c++;
         }
     }
-    w->tables[w->table_count++] = t;
-    ecs__map_put(&w->table_sets, ecs__set_hash(ids, n), t->index);
-    for (uint32_t i = 0; i < w->query_count; i++) {
-        ecs_query *q = w->queries[i];
+    w->tab.tables[w->tab.table_count++] = t;
+    ecs__map_put(&w->tab.table_sets, ecs__set_hash(ids, n), t->index);
+    for (uint32_t i = 0; i < w->qry.query_count; i++) {
+        ecs_query *q = w->qry.queries[i];
         if (ecs__query_match(q, t, &q->matches[q->match_count])) q->match_count++;
     }
     ecs__table_birth(w, t);
@@ -2436,7 +2499,7 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
 static ecs__table *ecs__table_get(ecs_world *w, const ecs_id *ids, uint32_t n) {
     ecs__table *t = ecs__table_find(w, ids, n);
     if (!t) return ecs__table_new(w, ids, n);
-    if (ECS__UNLIKELY(t->index >= w->born)) ecs__table_birth(w, t);
+    if (ECS__UNLIKELY(t->index >= w->tab.born)) ecs__table_birth(w, t);
     return t;
 }
 
@@ -2482,7 +2545,7 @@ static bool ecs__table_grow(ecs_world *w, ecs__table *t, size_t need) {
     t->entities = (ecs_entity *)(void *)ents;
     for (uint32_t c = 0; c < t->column_count; c++) {
         ecs__column *col = &t->columns[c];
-        const ecs__idinfo *in = &w->ids[col->id];
+        const ecs__idinfo *in = &w->reg.ids[col->id];
         if (in->move) {   /* values that must be moved, never copied as bytes */
             unsigned char *p = (unsigned char *)ecs__alloc(w, cap * col->size + 64);
             if (!p) return false;
@@ -2518,13 +2581,13 @@ static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32
 ECS__HOT void ecs__entity_fill(ecs_world *w, ecs_entity *ents, uint32_t row, uint32_t last) {
     const ecs_entity moved = ents[last];
     ents[row] = moved;
-    w->records[ecs__index(moved)].row = row;
+    w->ent.records[ecs__index(moved)].row = row;
 }
 
 static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
     const uint32_t last = t->count - 1;
     if (row != last) {
-        const ecs__idinfo *const ids = w->ids;
+        const ecs__idinfo *const ids = w->reg.ids;
         for (uint32_t c = 0; c < t->column_count; c++) {
             const ecs__column *col = &t->columns[c];
             ecs__relocate(&ids[col->id], col->data + (size_t)row * col->size,
@@ -2537,11 +2600,11 @@ static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
 
 /* on_remove for every id of e's row with one (before the row goes away). */
 static void ecs__removing_all(ecs_world *w, ecs_entity e) {
-    const ecs__table *t = w->tables[w->records[ecs__index(e)].table];
+    const ecs__table *t = w->tab.tables[w->ent.records[ecs__index(e)].table];
     for (uint32_t i = 0; i < t->id_count; i++) {
-        if (!w->ids[t->ids[i]].on_remove) continue;
-        t = w->tables[w->records[ecs__index(e)].table];   /* hooks change no structure, but stay safe */
-        ecs__on_remove(w, e, t->ids[i], ecs__table_cell(t, (int32_t)i, w->records[ecs__index(e)].row));
+        if (!w->reg.ids[t->ids[i]].on_remove) continue;
+        t = w->tab.tables[w->ent.records[ecs__index(e)].table];   /* hooks change no structure, but stay safe */
+        ecs__on_remove(w, e, t->ids[i], ecs__table_cell(t, (int32_t)i, w->ent.records[ecs__index(e)].row));
     }
 }
 
@@ -2586,7 +2649,7 @@ ECS__HOT void ecs__row_moved(ecs_world *w, ecs__record *r, ecs__table *src, ecs_
 ECS__HOT uint32_t ecs__row_move_as(ecs_world *w, ecs__record *r, ecs__table *src, const ecs__edge_to *edge,
                                    const void *value, bool hooked) {
     ecs__table *dst = edge->dst;
-    const ecs__idinfo *const ids = w->ids;
+    const ecs__idinfo *const ids = w->reg.ids;
     const uint32_t srow = r->row, last = src->count - 1, drow = dst->count++, n = src->column_count;
     const ecs__column *const scols = src->columns, *const dcols = dst->columns;
     const int32_t *const to = ECS__TO(edge);   /* locals: byte stores may alias anything */
@@ -2660,13 +2723,13 @@ static const ecs__edge_to *ecs__edge_make(ecs_world *w, ecs__table *src, ecs__ta
 static const ecs__edge_to *ecs__table_step(ecs_world *w, ecs__table *src, ecs_id id, bool removing) {
     const ecs__edge_to *hit = ecs__edge_get(src, id, removing);
     if (hit) return hit;
-    if (!ECS__RESERVE(w, w->scratch, w->scratch_cap, (size_t)src->id_count + 1)) return NULL;
+    if (!ECS__RESERVE(w, w->tab.scratch, w->tab.scratch_cap, (size_t)src->id_count + 1)) return NULL;
     uint32_t n = 0, i = 0;
-    for (; i < src->id_count && src->ids[i] < id; i++) w->scratch[n++] = src->ids[i];
-    if (!removing) w->scratch[n++] = id;
-    for (; i < src->id_count; i++) if (src->ids[i] != id) w->scratch[n++] = src->ids[i];
+    for (; i < src->id_count && src->ids[i] < id; i++) w->tab.scratch[n++] = src->ids[i];
+    if (!removing) w->tab.scratch[n++] = id;
+    for (; i < src->id_count; i++) if (src->ids[i] != id) w->tab.scratch[n++] = src->ids[i];
     ecs__table *dst = n == src->id_count && (removing || ecs__table_find_id(src, id) >= 0)
-                          ? src : ecs__table_get(w, w->scratch, n);
+                          ? src : ecs__table_get(w, w->tab.scratch, n);
     if (!dst) return NULL;
     const ecs__edge_to *e = ecs__edge_make(w, src, dst, id, removing);
     if (e && dst != src && !ecs__edge_get(dst, id, !removing))
@@ -2682,7 +2745,7 @@ static void ecs__query_text(const ecs_world *w, const ecs_query *q, char *buf, s
     for (int i = 0; i < q->term_count && n < cap; i++) {
         const ecs_term *t = &q->terms[i];
         int k = snprintf(buf + n, cap - n, "%s%s%s", i ? ", " : "(",
-                         ecs__term_mark(t, false), w->ids[t->id].name);
+                         ecs__term_mark(t, false), w->reg.ids[t->id].name);
         if (k > 0) n += (size_t)k;
     }
     if (n < cap) snprintf(buf + n, cap - n, q->term_count ? ")" : "(every entity)");
@@ -2698,54 +2761,54 @@ ECS__COLD ecs_result ecs__busy_iter(ecs_world *w, const char *fn, const ecs__tab
 }
 
 ECS__COLD ecs_result ecs__busy(ecs_world *w, const char *fn, const ecs__table *t) {
-    if (w->phase == ECS__SYSTEMS || !t->lock) return ecs__check_running(w, fn);
-    if (t->index == w->excl_table)
+    if (w->sched.phase == ECS__SYSTEMS || !t->lock) return ecs__check_running(w, fn);
+    if (t->index == w->sched.excl_table)
         return ecs__fail(w, ECS_ERR_BUSY, "%s: exclusive system \"%s\" is iterating this entity's table, "
                          "which must not change under it; record the change in it->commands (applied "
                          "at the stage's end), or make it from an exclusive system without terms",
-                         fn, w->systems[w->excl_system].name);
+                         fn, w->sys.systems[w->sched.excl_system].name);
     return ecs__busy_iter(w, fn, t);
 }
 
 /* A structural change is refused while systems run, or when it would touch
    a table a query is iterating. */
 static bool ecs__locked(const ecs_world *w, const ecs__table *t) {
-    return t->lock || w->phase == ECS__SYSTEMS;
+    return t->lock || w->sched.phase == ECS__SYSTEMS;
 }
 
 /* ---- immediate structural operations (arguments already checked) ---- */
 /* Puts the entity of taken slot i into the empty-set table. */
 static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
-    ecs__table *root = w->tables[0];
+    ecs__table *root = w->tab.tables[0];
     if (ecs__locked(w, root)) return ecs__busy(w, fn, root);
     if (!ecs__table_reserve(w, root, (size_t)root->count + 1)) return ECS__OOM(w, fn);
-    ecs__record *r = &w->records[i];
+    ecs__record *r = &w->ent.records[i];
     r->table = 0;
     r->row = root->count;
     root->entities[root->count++] = ecs__handle(i, r->gen);
-    w->alive++;
+    w->ent.alive++;
     return ECS_OK;
 }
 
 static ecs_entity ecs__create(ecs_world *w, const char *fn) {
-    if (w->phase == ECS__SYSTEMS) { ecs__check_running(w, fn); return 0; }   /* before touching shared slots */
+    if (w->sched.phase == ECS__SYSTEMS) { ecs__check_running(w, fn); return 0; }   /* before touching shared slots */
     if (!ecs__slots_reserve(w, 1)) { ECS__OOM(w, fn); return 0; }
-    uint32_t head = w->free_head, count = w->record_count, i = ecs__slot_take(w);
+    uint32_t head = w->ent.free_head, count = w->ent.record_count, i = ecs__slot_take(w);
     if (ecs__place(w, fn, i)) {   /* give the slot back exactly as it was */
-        if (i == count) w->record_count = count;
-        else { w->free_head = head; w->free_count++; }
+        if (i == count) w->ent.record_count = count;
+        else { w->ent.free_head = head; w->ent.free_count++; }
         return 0;
     }
-    return ecs__handle(i, w->records[i].gen);
+    return ecs__handle(i, w->ent.records[i].gen);
 }
 
 static ecs_result ecs__destroy_one(ecs_world *w, const char *fn, ecs_entity e) {
-    ecs__record *r = &w->records[ecs__index(e)];
-    ecs__table *t = w->tables[r->table];
+    ecs__record *r = &w->ent.records[ecs__index(e)];
+    ecs__table *t = w->tab.tables[r->table];
     if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
     if (t->hooked) {
         ecs__removing_all(w, e);
-        r = &w->records[ecs__index(e)];   /* a hook may have grown the records */
+        r = &w->ent.records[ecs__index(e)];   /* a hook may have grown the records */
         ecs__destruct_row(w, t, r->row);
         ecs__row_delete_hooked(w, t, r->row);
     } else {
@@ -2754,10 +2817,10 @@ static ecs_result ecs__destroy_one(ecs_world *w, const char *fn, ecs_entity e) {
     uint32_t i = ecs__index(e);
     if (ecs__has_rel(w, i)) {   /* its parent and children are gone by now */
         ecs__unlink(w, i);
-        memset(&w->rels[i], 0, sizeof w->rels[i]);
+        memset(&w->hier.rels[i], 0, sizeof w->hier.rels[i]);
     }
     ecs__slot_release(w, i);
-    w->alive--;
+    w->ent.alive--;
     return ECS_OK;
 }
 
@@ -2765,14 +2828,14 @@ static ecs_result ecs__destroy_one(ecs_world *w, const char *fn, ecs_entity e) {
    all or nothing: every table involved is checked before anything changes. */
 static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
     uint32_t root = ecs__index(e);
-    if (!ecs__has_rel(w, root) || !w->rels[root].first) return ecs__destroy_one(w, fn, e);
+    if (!ecs__has_rel(w, root) || !w->hier.rels[root].first) return ecs__destroy_one(w, fn, e);
     for (uint32_t x = ecs__deepest(w, root); x != ECS__NONE; x = ecs__post_next(w, root, x)) {
-        ecs__table *t = w->tables[w->records[x].table];
+        ecs__table *t = w->tab.tables[w->ent.records[x].table];
         if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
     }
     for (uint32_t x = ecs__deepest(w, root); x != ECS__NONE;) {
         uint32_t next = ecs__post_next(w, root, x);   /* before x's links go */
-        ecs_result r = ecs__destroy_one(w, fn, ecs__handle(x, w->records[x].gen));
+        ecs_result r = ecs__destroy_one(w, fn, ecs__handle(x, w->ent.records[x].gen));
         ECS_ASSERT(r == ECS_OK);
         (void)r;
         x = next;
@@ -2813,8 +2876,8 @@ static bool ecs__value_ref(const ecs__table *t, const void *value, ecs__vref *re
 }
 
 static const void *ecs__value_find(const ecs_world *w, const ecs__vref *ref) {
-    const ecs__record *r = &w->records[ecs__index(ref->e)];
-    const ecs__table *t = w->tables[r->table];
+    const ecs__record *r = &w->ent.records[ecs__index(ref->e)];
+    const ecs__table *t = w->tab.tables[r->table];
     return ecs__table_cell(t, ecs__table_find_id(t, ref->id), r->row) + ref->off;
 }
 
@@ -2822,18 +2885,18 @@ static const void *ecs__value_find(const ecs_world *w, const ecs__vref *ref) {
    The edge answers both "has it?" (a self-edge) and "which column?". */
 static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id,
                            const void *value) {
-    ecs__record *r = &w->records[ecs__index(e)];
-    ecs__table *src = w->tables[r->table];
+    ecs__record *r = &w->ent.records[ecs__index(e)];
+    ecs__table *src = w->tab.tables[r->table];
     const ecs__edge_to *edge = ecs__edge_get(src, id, false);
     if (!edge) {
         int32_t at = ecs__table_find_id(src, id);
         if (at >= 0) {   /* present. Outside systems a self-edge is cached for the next
                             ecs_set (the direct path's overwrite); a running system's
                             ecs_set never writes the table's cache (other threads read it) */
-            if (id < ECS__EDGE_LO && w->phase != ECS__SYSTEMS)
+            if (id < ECS__EDGE_LO && w->sched.phase != ECS__SYSTEMS)
                 (void)ecs__edge_make(w, src, src, id, false);   /* a cache only: NULL is fine */
             unsigned char *cell = ecs__table_cell(src, at, r->row);
-            if (value && cell) ecs__assign(&w->ids[id], cell, value);
+            if (value && cell) ecs__assign(&w->reg.ids[id], cell, value);
             if (value) ecs__on_set(w, e, id, cell);
             return ECS_OK;
         }
@@ -2846,7 +2909,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
             const ecs__column *col = &src->columns[edge->added];
             unsigned char *cell = col->data + (size_t)r->row * col->size;
             if (src->hooked) {
-                ecs__assign(&w->ids[id], cell, value);
+                ecs__assign(&w->reg.ids[id], cell, value);
                 ecs__on_set(w, e, id, cell);
             } else {
                 ecs__cell_copy(cell, (const unsigned char *)value, col->size);
@@ -2854,17 +2917,17 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         }
         return ECS_OK;
     }
-    if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
+    if (src->lock | dst->lock | (w->sched.phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     ecs__vref ref;   /* only these two tables change here */
     const bool inside = value && (ecs__value_ref(src, value, &ref) || ecs__value_ref(dst, value, &ref));
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     if (ECS__UNLIKELY(src->hooked | dst->hooked)) {   /* constructed; on_add, then the value and on_set */
         uint32_t row = ecs__row_move_hooked(w, r, src, edge);
-        const ecs__idinfo *in = &w->ids[id];
+        const ecs__idinfo *in = &w->reg.ids[id];
         const ecs__column *col = edge->added >= 0 ? &dst->columns[edge->added] : NULL;
         ecs__on_add(w, e, id, col ? col->data + (size_t)row * col->size : NULL);
         if (value && col) {
-            row = w->records[ecs__index(e)].row;
+            row = w->ent.records[ecs__index(e)].row;
             if (inside) value = ecs__value_find(w, &ref);
             ecs__assign(in, col->data + (size_t)row * col->size, value);
             ecs__on_set(w, e, id, col->data + (size_t)row * col->size);
@@ -2876,8 +2939,8 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
 }
 
 static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id id) {
-    ecs__record *r = &w->records[ecs__index(e)];
-    ecs__table *src = w->tables[r->table];
+    ecs__record *r = &w->ent.records[ecs__index(e)];
+    ecs__table *src = w->tab.tables[r->table];
     const ecs__edge_to *edge = ecs__edge_get(src, id, true);
     if (!edge) {
         if (ecs__table_find_id(src, id) < 0) return ECS_OK;
@@ -2886,14 +2949,14 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
     }
     ecs__table *dst = edge->dst;
     if (dst == src) return ECS_OK;
-    if (src->lock | dst->lock | (w->phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
+    if (src->lock | dst->lock | (w->sched.phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     if (ECS__UNLIKELY(src->hooked | dst->hooked)) {
-        if (w->ids[id].on_remove) {   /* before the value goes: the entity still has it */
+        if (w->reg.ids[id].on_remove) {   /* before the value goes: the entity still has it */
             ecs__on_remove(w, e, id, ecs__table_cell(src, ecs__table_find_id(src, id), r->row));
-            r = &w->records[ecs__index(e)];
+            r = &w->ent.records[ecs__index(e)];
         }
-        ecs__row_move_hooked(w, r, w->tables[r->table], edge);
+        ecs__row_move_hooked(w, r, w->tab.tables[r->table], edge);
         return ECS_OK;
     }
     ecs__row_move(w, r, src, edge, NULL);
@@ -2909,10 +2972,10 @@ static ecs_result ecs__remove(ecs_world *w, const char *fn, ecs_entity e, ecs_id
 ECS__HOT const ecs__edge_to *ecs__fast_edge(const ecs_world *w, ecs_entity e, ecs_id id, uint32_t removing,
                                             const void *value) {
     if (ECS__UNLIKELY(!ecs__alive(w, e) || id >= ECS__EDGE_LO)) return NULL;
-    const ecs__table *src = w->tables[w->records[ecs__index(e)].table];
+    const ecs__table *src = w->tab.tables[w->ent.records[ecs__index(e)].table];
     const ecs__edge_to *edge = src->edge_lo[removing * ECS__EDGE_LO + id];
-    if (!edge || ((uint32_t)src->evented | (uint32_t)w->deferring | (uint32_t)w->phase) ||
-        (w->hook_buf && w->hook_buf->count))
+    if (!edge || ((uint32_t)src->evented | (uint32_t)w->deferring | (uint32_t)w->sched.phase) ||
+        (w->hk.hook_buf && w->hk.hook_buf->count))
         return NULL;
     const ecs__table *dst = edge->dst;
     if (dst == src) return value && !src->hooked && edge->added >= 0 ? edge : NULL;
@@ -2924,8 +2987,8 @@ ECS__HOT const ecs__edge_to *ecs__fast_edge(const ecs_world *w, ecs_entity e, ec
 
 /* Lifecycle hooks run here but cannot reach the world (they get no world). */
 ECS__NOINLINE void ecs__move_fast(ecs_world *w, ecs_entity e, const ecs__edge_to *edge, const void *value) {
-    ecs__record *r = &w->records[ecs__index(e)];
-    ecs__table *src = w->tables[r->table];
+    ecs__record *r = &w->ent.records[ecs__index(e)];
+    ecs__table *src = w->tab.tables[r->table];
     if (edge->dst == src) {   /* ecs_set of a component e has: no move */
         const ecs__column *col = &src->columns[edge->added];
         ecs__cell_copy(col->data + (size_t)r->row * col->size, (const unsigned char *)value, col->size);
@@ -2934,6 +2997,27 @@ ECS__NOINLINE void ecs__move_fast(ecs_world *w, ecs_entity e, const ecs__edge_to
     } else {
         ecs__row_move(w, r, src, edge, value);
     }
+}
+
+/* Every live value dies: on_remove, then dtor, table by table (the world
+   is whole while the hooks run). Only worlds with hooks have work here. */
+static void ecs__table_values_fini(ecs_world *w) {
+    for (uint32_t i = 0; w->hk.hook_buf && i < w->tab.table_count; i++) {
+        ecs__table *t = w->tab.tables[i];
+        if (!t->hooked) continue;
+        for (uint32_t row = 0; row < t->count; row++) ecs__removing_all(w, t->entities[row]);
+        for (uint32_t c = 0; c < t->column_count; c++) {
+            const ecs__idinfo *in = &w->reg.ids[t->columns[c].id];
+            if (in->dtor && t->count) in->dtor(t->columns[c].data, (int)t->count, in->ctx);
+        }
+    }
+}
+
+static void ecs__table_fini(ecs_world *w) {
+    for (uint32_t i = 0; i < w->tab.table_count; i++) ecs__table_free(w, w->tab.tables[i]);
+    ecs__free(w, w->tab.tables);
+    ecs__map_fini(w, &w->tab.table_sets);
+    ecs__free(w, w->tab.scratch);
 }
 
 /* ---- >>query: cached queries and iteration -------------------------------- */
@@ -2973,7 +3057,7 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     int n = 0;
     if (ecs__terms_check(w, "ecs_query_new", desc->terms, &n)) return NULL;
     ecs_query *q = (ecs_query *)ecs__alloc(w, sizeof *q);
-    if (!q || !ECS__RESERVE(w, w->queries, w->query_cap, (size_t)w->query_count + 1)) {
+    if (!q || !ECS__RESERVE(w, w->qry.queries, w->qry.query_cap, (size_t)w->qry.query_count + 1)) {
         ecs__free(w, q);
         ECS__OOM(w, "ecs_query_new");
         return NULL;
@@ -2982,9 +3066,9 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     q->world = w;
     q->term_count = n;
     memcpy(q->terms, desc->terms, (size_t)n * sizeof *q->terms);
-    for (uint32_t i = 0; i < w->table_count; i++) {
+    for (uint32_t i = 0; i < w->tab.table_count; i++) {
         ecs__match m;
-        if (!ecs__query_match(q, w->tables[i], &m)) continue;
+        if (!ecs__query_match(q, w->tab.tables[i], &m)) continue;
         if (!ECS__RESERVE(w, q->matches, q->match_cap, (size_t)q->match_count + 1)) {
             ecs__free(w, q->matches);
             ecs__free(w, q);
@@ -2993,18 +3077,18 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
         }
         q->matches[q->match_count++] = m;
     }
-    q->slot = w->query_count;
-    w->queries[w->query_count++] = q;
+    q->slot = w->qry.query_count;
+    w->qry.queries[w->qry.query_count++] = q;
     return q;
 }
 
 ECS_API void ecs_query_free(ecs_query *q) {
     if (!q || ecs__check_running(q->world, "ecs_query_free")) return;
     ecs_world *w = q->world;
-    for (uint32_t i = 0; i < w->table_count; i++)   /* no error may name it any more */
-        if (w->tables[i]->lock_query == q) w->tables[i]->lock_query = NULL;
-    ecs_query *last = w->queries[--w->query_count];
-    w->queries[q->slot] = last;
+    for (uint32_t i = 0; i < w->tab.table_count; i++)   /* no error may name it any more */
+        if (w->tab.tables[i]->lock_query == q) w->tab.tables[i]->lock_query = NULL;
+    ecs_query *last = w->qry.queries[--w->qry.query_count];
+    w->qry.queries[q->slot] = last;
     last->slot = q->slot;
     ecs__free(w, q->matches);
     ecs__free(w, q);
@@ -3021,10 +3105,10 @@ ECS_API ecs_iter ecs_query_iter(ecs_world *w, ecs_query *q) {
     }
     it.priv.terms = q->terms;
     it.priv.term_count = q->term_count;
-    it.commands = w->defer_depth ? w->defer : NULL;
+    it.commands = w->cmd.defer_depth ? w->cmd.defer : NULL;
     if (!ecs__query_access_ok(w, q)) return it;   /* refused: yields nothing */
     it.priv.query = q;
-    it.priv.locks = w->phase != ECS__SYSTEMS;   /* nothing can change structure while systems run */
+    it.priv.locks = w->sched.phase != ECS__SYSTEMS;   /* nothing can change structure while systems run */
     return it;
 }
 
@@ -3032,7 +3116,7 @@ ECS_API ecs_iter ecs_query_iter(ecs_world *w, ecs_query *q) {
    cannot move rows out from under the caller's column pointers. */
 static void ecs__iter_unlock(ecs_iter *it) {
     ((ecs__table *)it->priv.table)->lock--;
-    it->world->iter_locks--;
+    it->world->qry.iter_locks--;
     it->priv.table = NULL;
 }
 
@@ -3047,7 +3131,7 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
             if (!t->count) continue;
             if (it->priv.locks) {   /* the lock passes from the last batch's table to this one */
                 if (held) held->lock--;
-                else it->world->iter_locks++;
+                else it->world->qry.iter_locks++;
                 t->lock++;
                 t->lock_query = q;
                 it->priv.table = t;
@@ -3080,9 +3164,9 @@ ECS_API void *ecs_field_sized(const ecs_iter *it, int term, size_t size) {
 #if ECS_CHECK_ACCESS
     if (p && it->priv.terms) {
         const ecs_world *w = it->world;
-        const ecs__idinfo *in = &w->ids[it->priv.terms[term].id];
+        const ecs__idinfo *in = &w->reg.ids[it->priv.terms[term].id];
         if (in->size != size) {
-            const char *sys = it->system ? w->systems[it->system - 1].name : NULL;
+            const char *sys = it->system ? w->sys.systems[it->system - 1].name : NULL;
             ecs__refuse(w, "ECS_FIELD: term %d is \"%s\" of %u bytes, read as a type of %zu bytes%s%s%s; "
                         "use the component's own type", term, in->name, (unsigned)in->size, size,
                         sys ? " in system \"" : "", sys ? sys : "", sys ? "\"" : "");
@@ -3102,13 +3186,18 @@ ECS_API size_t ecs_query_count(ecs_world *w, ecs_query *q) {
     return n;
 }
 
+static void ecs__query_fini(ecs_world *w) {
+    while (w->qry.query_count) ecs_query_free(w->qry.queries[w->qry.query_count - 1]);
+    ecs__free(w, w->qry.queries);
+}
+
 /* ---- >>commands: deferred structural changes ------------------------------ */
 /* 1 .. ECS__SERIAL_MAX, then 0 for good (any thread): a buffer with serial 0
    cannot hand out pending handles. At 6,000 applied buffers a second (100
    systems at 60 fps) the default 39 bits last 2.9 years. */
 static uint64_t ecs__serial_next(ecs_world *w) {
-    uint64_t n = ecs__add_fetch(&w->next_serial, 1);
-    if (n > ECS__SERIAL_MAX) { ecs__store(&w->next_serial, ECS__SERIAL_MAX + 1); return 0; }
+    uint64_t n = ecs__add_fetch(&w->cmd.next_serial, 1);
+    if (n > ECS__SERIAL_MAX) { ecs__store(&w->cmd.next_serial, ECS__SERIAL_MAX + 1); return 0; }
     return n;
 }
 
@@ -3125,7 +3214,7 @@ static ecs_result ecs__hooks_flush(ecs_world *w);
 /* After an immediate change: what its hooks recorded, if anything (inline:
    worlds without hooks pay one load). */
 static inline ecs_result ecs__hooks_after(ecs_world *w) {
-    return w->hook_buf && w->hook_buf->count ? ecs__hooks_flush(w) : ECS_OK;
+    return w->hk.hook_buf && w->hk.hook_buf->count ? ecs__hooks_flush(w) : ECS_OK;
 }
 
 static ecs_commands *ecs__commands_new(ecs_world *w) {
@@ -3141,27 +3230,27 @@ static ecs_commands *ecs__commands_new(ecs_world *w) {
 /* Whether command k holds a constructed value (a set of a component with
    lifecycle hooks, not applied yet). */
 static bool ecs__cmd_owns(const ecs_world *w, const ecs_commands *c, uint32_t k) {
-    return c->owning && k >= c->applied && c->cmds[k].op == ECS__CMD_SET && w->ids[c->cmds[k].id].lifecycle;
+    return c->owning && k >= c->applied && c->cmds[k].op == ECS__CMD_SET && w->reg.ids[c->cmds[k].id].lifecycle;
 }
 
 /* Destroys the values held by commands [from, count) (they will not apply). */
 static void ecs__commands_drop(ecs_world *w, ecs_commands *c, uint32_t from) {
     for (uint32_t k = from; c->owning && k < c->count; k++) {
         if (!ecs__cmd_owns(w, c, k)) continue;
-        const ecs__idinfo *in = &w->ids[c->cmds[k].id];
+        const ecs__idinfo *in = &w->reg.ids[c->cmds[k].id];
         if (in->dtor) in->dtor(c->data + c->cmds[k].value, 1, in->ctx);
     }
 }
 
-static void ecs__commands_fini(ecs_world *w, ecs_commands *c) {
+static void ecs__buffer_fini(ecs_world *w, ecs_commands *c) {
     ecs__commands_drop(w, c, c->applied);
     ecs__free(w, c->cmds);
     ecs__free(w, c->data_raw);
     ecs__free(w, c->created);
 }
 
-static void ecs__commands_free(ecs_world *w, ecs_commands *c) {
-    ecs__commands_fini(w, c);
+static void ecs__buffer_free(ecs_world *w, ecs_commands *c) {
+    ecs__buffer_fini(w, c);
     ecs__free(w, c);
 }
 
@@ -3176,7 +3265,7 @@ static void ecs__frame_fail(ecs_world *w, ecs_result r);
    and a frame in which a system lost one reports it (ECS_ERR_NOMEM) and
    stops at its next sync point. */
 ECS__COLD ecs_result ecs__cmd_oom(ecs_world *w, const char *fn) {
-    if (w->phase != ECS__IDLE) ecs__frame_fail(w, ECS_ERR_NOMEM);
+    if (w->sched.phase != ECS__IDLE) ecs__frame_fail(w, ECS_ERR_NOMEM);
     return ECS__OOM(w, fn);
 }
 
@@ -3190,7 +3279,7 @@ static bool ecs__cmd_data_grow(ecs_world *w, ecs_commands *c, size_t cap) {
     unsigned char *data = (unsigned char *)(((uintptr_t)p + 63) & ~(uintptr_t)63);
     memcpy(data, c->data, c->data_size);
     for (uint32_t k = c->applied; k < c->count; k++) {
-        const ecs__idinfo *in = &w->ids[c->cmds[k].id];
+        const ecs__idinfo *in = &w->reg.ids[c->cmds[k].id];
         if (ecs__cmd_owns(w, c, k) && in->move) in->move(data + c->cmds[k].value, c->data + c->cmds[k].value, 1, in->ctx);
     }
     ecs__free(w, c->data_raw);
@@ -3255,23 +3344,23 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
                          "buffer or an earlier apply", fn, (unsigned long long)e);
     if (c->applying) return ecs__busy_applying(w, fn);
     if (op != ECS__CMD_DESTROY && (r = ecs__check_component(w, fn, id))) return r;
-    uint32_t size = op == ECS__CMD_SET ? w->ids[id].size : 0;
+    uint32_t size = op == ECS__CMD_SET ? w->reg.ids[id].size : 0;
     if (op == ECS__CMD_SET && size && !value)
         return ecs__fail(w, ECS_ERR_ARG, "%s: value is NULL for component \"%s\"", fn,
-                         w->ids[id].name);
+                         w->reg.ids[id].name);
     if (op == ECS__CMD_SET && !size) op = ECS__CMD_ADD;   /* setting a tag adds it */
     if (size && (size_t)c->data_size + size + 64 > ECS__CMD_DATA_MAX)
         return ecs__fail(w, ECS_ERR_ARG, "%s: a command buffer holds at most 2 GiB of values (this "
                          "one has %u bytes, \"%s\" adds %u); apply it first", fn,
-                         (unsigned)c->data_size, w->ids[id].name, (unsigned)size);
+                         (unsigned)c->data_size, w->reg.ids[id].name, (unsigned)size);
     uint32_t at = 0;
     if ((ECS__UNLIKELY(c->count == c->cap) && !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1)) ||
-        (size && (at = ecs__cmd_value(w, c, size, w->ids[id].align)) == ECS__NONE))
+        (size && (at = ecs__cmd_value(w, c, size, w->reg.ids[id].align)) == ECS__NONE))
         return ecs__cmd_oom(w, fn);
     ecs__cmd *cmd = &c->cmds[c->count++];
     cmd->op = op; cmd->id = id; cmd->e = e; cmd->value = at;
     if (size) {
-        const ecs__idinfo *in = &w->ids[id];
+        const ecs__idinfo *in = &w->reg.ids[id];
         if (ECS__UNLIKELY(in->lifecycle)) ecs__cmd_hold(c, in, c->data + at, value);
         else ecs__cmd_bytes(c->data + at, value, size);
     }
@@ -3283,7 +3372,7 @@ ECS_API ecs_entity ecs_cmd_create(ecs_commands *c) {
     ecs_world *w = c->world;
     if (c->applying) { ecs__busy_applying(w, "ecs_cmd_create"); return 0; }
     if (!c->serial) {
-        if (w->phase != ECS__IDLE) ecs__frame_fail(w, ECS_ERR_NOMEM);
+        if (w->sched.phase != ECS__IDLE) ecs__frame_fail(w, ECS_ERR_NOMEM);
         ecs__fail(w, ECS_ERR_NOMEM, "ecs_cmd_create: this world has used up its 2^%d command-buffer "
                   "serials, so no new pending handle can be told apart from an old one",
                   ECS_PENDING_SERIAL_BITS);
@@ -3353,20 +3442,20 @@ static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *
     if (cmd->op == ECS__CMD_CREATE && !(e & ECS__PENDING)) return ecs__place(w, fn, ecs__index(e));   /* reserved in defer mode */
     if (cmd->op == ECS__CMD_CREATE) {
         ecs_entity made = ecs__create(w, fn);
-        if (!made) return ecs__locked(w, w->tables[0]) ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
+        if (!made) return ecs__locked(w, w->tab.tables[0]) ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
         c->created[ecs__pending_index(e)] = made;
         return ECS_OK;
     }
     if (e & ECS__PENDING) e = c->created[ecs__pending_index(e)];
-    if (!ecs__alive(w, e)) { w->dropped++; return ECS_OK; }
+    if (!ecs__alive(w, e)) { w->cmd.dropped++; return ECS_OK; }
     switch (cmd->op) {
     case ECS__CMD_PARENT: {
         ecs_entity parent;
         memcpy(&parent, c->data + cmd->value, sizeof parent);
         if (parent & ECS__PENDING) parent = c->created[ecs__pending_index(parent)];
-        if (parent && !ecs__alive(w, parent)) { w->dropped++; return ECS_OK; }   /* a dead parent */
+        if (parent && !ecs__alive(w, parent)) { w->cmd.dropped++; return ECS_OK; }   /* a dead parent */
         ecs_result r = ecs__set_parent(w, fn, e, parent);
-        if (r == ECS_ERR_ARG) { w->dropped++; r = ECS_OK; }   /* a loop */
+        if (r == ECS_ERR_ARG) { w->cmd.dropped++; r = ECS_OK; }   /* a loop */
         return r;
     }
     case ECS__CMD_DESTROY: return ecs__destroy(w, fn, e);
@@ -3374,7 +3463,7 @@ static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *
     case ECS__CMD_REMOVE:  return ecs__remove(w, fn, e, cmd->id);
     case ECS__CMD_SET: {
         unsigned char *value = c->data + cmd->value;
-        const ecs__idinfo *in = &w->ids[cmd->id];
+        const ecs__idinfo *in = &w->reg.ids[cmd->id];
         for (int k = 0; k < in->entity_field_count; k++) {   /* pending -> live */
             ecs_entity ref;
             memcpy(&ref, value + in->entity_fields[k], sizeof ref);
@@ -3401,10 +3490,10 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
         const ecs__cmd *cmd = &c->cmds[c->applied];
         if ((r = ecs__cmd_apply(w, c, cmd))) break;
         if (owning && ecs__cmd_owns(w, c, c->applied)) {
-            const ecs__idinfo *in = &w->ids[cmd->id];
+            const ecs__idinfo *in = &w->reg.ids[cmd->id];
             if (in->dtor) in->dtor(c->data + cmd->value, 1, in->ctx);
         }
-        if (w->hook_buf && w->hook_buf->count && !w->flushing) {   /* right after the change */
+        if (w->hk.hook_buf && w->hk.hook_buf->count && !w->hk.flushing) {   /* right after the change */
             c->applied++;
             r = ecs__hooks_flush(w);
             c->applied--;
@@ -3420,33 +3509,33 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
    changes those make in turn come after the whole batch). A failure keeps
    the rest for the next call. */
 static ecs_result ecs__hooks_flush(ecs_world *w) {
-    if (!w->hook_buf || w->flushing || w->hook_depth) return ECS_OK;
+    if (!w->hk.hook_buf || w->hk.flushing || w->hk.hook_depth) return ECS_OK;
     ecs_result r = ECS_OK;
-    w->flushing = true;
+    w->hk.flushing = true;
     for (;;) {
-        if (w->hook_drain->applied < w->hook_drain->count) {
-            if ((r = ecs__commands_apply(w, w->hook_drain))) break;
+        if (w->hk.hook_drain->applied < w->hk.hook_drain->count) {
+            if ((r = ecs__commands_apply(w, w->hk.hook_drain))) break;
             continue;
         }
-        if (!w->hook_buf->count) break;
-        ecs_commands *t = w->hook_buf;
-        w->hook_buf = w->hook_drain;
-        w->hook_drain = t;
+        if (!w->hk.hook_buf->count) break;
+        ecs_commands *t = w->hk.hook_buf;
+        w->hk.hook_buf = w->hk.hook_drain;
+        w->hk.hook_drain = t;
     }
-    w->flushing = false;
+    w->hk.flushing = false;
     return r;
 }
 
 ECS_API ecs_commands *ecs_commands_new(ecs_world *w) {
     if (!w || ecs__check_running(w, "ecs_commands_new")) return NULL;
     ecs_commands *c = NULL;
-    if (!ECS__RESERVE(w, w->buffers, w->buffer_cap, (size_t)w->buffer_count + 1) ||
+    if (!ECS__RESERVE(w, w->cmd.buffers, w->cmd.buffer_cap, (size_t)w->cmd.buffer_count + 1) ||
         !(c = ecs__commands_new(w))) {
         ECS__OOM(w, "ecs_commands_new");
         return NULL;
     }
-    c->slot = w->buffer_count;
-    w->buffers[w->buffer_count++] = c;
+    c->slot = w->cmd.buffer_count;
+    w->cmd.buffers[w->cmd.buffer_count++] = c;
     return c;
 }
 
@@ -3455,30 +3544,30 @@ ECS_API void ecs_commands_free(ecs_commands *c) {
     if (ecs__check_running(c->world, "ecs_commands_free")) return;
     if (c->applying) { ecs__busy_applying(c->world, "ecs_commands_free"); return; }
     ecs_world *w = c->world;
-    ecs_commands *last = w->buffers[--w->buffer_count];
-    w->buffers[c->slot] = last;
+    ecs_commands *last = w->cmd.buffers[--w->cmd.buffer_count];
+    w->cmd.buffers[c->slot] = last;
     last->slot = c->slot;
-    ecs__commands_free(w, c);
+    ecs__buffer_free(w, c);
 }
 
 ECS_API ecs_result ecs_commands_apply(ecs_world *w, ecs_commands *c) {
     if (!w) return ECS_ERR_ARG;
     if (!c || c->world != w)
         return ecs__fail(w, ECS_ERR_ARG, "ecs_commands_apply: the buffer is NULL or of another world");
-    if (w->defer_depth)
+    if (w->cmd.defer_depth)
         return ecs__fail(w, ECS_ERR_BUSY, "ecs_commands_apply: not allowed in defer mode");
     if (c->applying) return ecs__busy_applying(w, "ecs_commands_apply");
     if (ecs__check_running(w, "ecs_commands_apply")) return ECS_ERR_BUSY;
     return ecs__commands_apply(w, c);
 }
 
-ECS_API size_t ecs_commands_dropped(const ecs_world *w) { return w ? w->dropped : 0; }
+ECS_API size_t ecs_commands_dropped(const ecs_world *w) { return w ? w->cmd.dropped : 0; }
 
 ECS_API ecs_result ecs_defer_begin(ecs_world *w) {
     if (!w) return ECS_ERR_ARG;
     if (ecs__check_running(w, "ecs_defer_begin")) return ECS_ERR_BUSY;
-    if (!w->defer && !(w->defer = ecs__commands_new(w))) return ECS__OOM(w, "ecs_defer_begin");
-    w->defer_depth++;
+    if (!w->cmd.defer && !(w->cmd.defer = ecs__commands_new(w))) return ECS__OOM(w, "ecs_defer_begin");
+    w->cmd.defer_depth++;
     w->deferring++;
     return ECS_OK;
 }
@@ -3486,14 +3575,21 @@ ECS_API ecs_result ecs_defer_begin(ecs_world *w) {
 ECS_API ecs_result ecs_defer_end(ecs_world *w) {
     if (!w) return ECS_ERR_ARG;
     if (ecs__check_running(w, "ecs_defer_end")) return ECS_ERR_BUSY;
-    if (w->defer_depth == 0) {
-        if (w->defer && w->defer->applied < w->defer->count)   /* retry a failed apply */
-            return ecs__commands_apply(w, w->defer);
+    if (w->cmd.defer_depth == 0) {
+        if (w->cmd.defer && w->cmd.defer->applied < w->cmd.defer->count)   /* retry a failed apply */
+            return ecs__commands_apply(w, w->cmd.defer);
         return ecs__fail(w, ECS_ERR_ARG, "ecs_defer_end: not in defer mode");
     }
     w->deferring--;
-    if (--w->defer_depth) return ECS_OK;
-    return ecs__commands_apply(w, w->defer);
+    if (--w->cmd.defer_depth) return ECS_OK;
+    return ecs__commands_apply(w, w->cmd.defer);
+}
+
+/* The user's buffers (unapplied commands dropped) and defer mode's. */
+static void ecs__commands_fini(ecs_world *w) {
+    for (uint32_t i = w->cmd.buffer_count; i-- > 0;) ecs__buffer_free(w, w->cmd.buffers[i]);
+    ecs__free(w, w->cmd.buffers);
+    if (w->cmd.defer) ecs__buffer_free(w, w->cmd.defer);
 }
 
 /* ---- >>calls: entity calls, immediate or recorded in defer mode ---------- */
@@ -3501,11 +3597,11 @@ ECS_API ecs_result ecs_defer_end(ecs_world *w) {
    the defer buffer is the world's, and they run on many threads. There the
    immediate path refuses them (ECS_ERR_BUSY) instead. */
 static inline bool ecs__deferring(const ecs_world *w) {
-    return w->deferring && w->phase != ECS__SYSTEMS;
+    return w->deferring && w->sched.phase != ECS__SYSTEMS;
 }
 
 /* Where deferred calls go: a hook's, or the defer block's. */
-static inline ecs_commands *ecs__defer_buf(const ecs_world *w) { return w->hook_depth ? w->hook_buf : w->defer; }
+static inline ecs_commands *ecs__defer_buf(const ecs_world *w) { return w->hk.hook_depth ? w->hk.hook_buf : w->cmd.defer; }
 
 /* In defer mode a target may also be an entity reserved by this defer block. */
 static inline ecs_result ecs__check_target(const ecs_world *w, const char *fn, ecs_entity e) {
@@ -3522,9 +3618,9 @@ static ecs_entity ecs__defer_create(ecs_world *w, const char *fn) {
         return 0;
     }
     uint32_t i = ecs__slot_take(w);
-    w->records[i].table = ECS__RESERVED;
+    w->ent.records[i].table = ECS__RESERVED;
     ecs__cmd *cmd = &c->cmds[c->count++];
-    cmd->op = ECS__CMD_CREATE; cmd->id = 0; cmd->e = ecs__handle(i, w->records[i].gen); cmd->value = 0;
+    cmd->op = ECS__CMD_CREATE; cmd->id = 0; cmd->e = ecs__handle(i, w->ent.records[i].gen); cmd->value = 0;
     return cmd->e;
 }
 
@@ -3539,23 +3635,23 @@ ECS_API ecs_entity ecs_create(ecs_world *w) {
 ECS__NOINLINE ecs_result ecs__create_many_deferred(ecs_world *w, const char *fn, size_t n, const ecs_id *ids,
                                                    size_t id_count, const void *const *values, ecs_entity *out) {
     ecs_commands *c = ecs__defer_buf(w);
-    uint32_t count = c->count, head = w->free_head, slots = w->record_count;
+    uint32_t count = c->count, head = w->ent.free_head, slots = w->ent.record_count;
     for (size_t i = 0; i < n; i++) {
         ecs_entity e = ecs__defer_create(w, fn);
         bool ok = e != 0;
         for (size_t k = 0; ok && k < id_count; k++)
-            ok = values && values[k] && w->ids[ids[k]].size
-               ? !ecs_cmd_set(c, e, ids[k], (const unsigned char *)values[k] + i * w->ids[ids[k]].size)
+            ok = values && values[k] && w->reg.ids[ids[k]].size
+               ? !ecs_cmd_set(c, e, ids[k], (const unsigned char *)values[k] + i * w->reg.ids[ids[k]].size)
                : !ecs_cmd_add(c, e, ids[k]);
         if (!ok) {
             for (uint32_t k = count; k < c->count; k++) {   /* slots back in their old order */
                 if (c->cmds[k].op != ECS__CMD_CREATE) continue;
                 uint32_t s = ecs__index(c->cmds[k].e);
-                w->records[s].table = ECS__NONE;
-                if (s < slots) w->free_count++;
+                w->ent.records[s].table = ECS__NONE;
+                if (s < slots) w->ent.free_count++;
             }
-            w->free_head = head;
-            w->record_count = slots;
+            w->ent.free_head = head;
+            w->ent.record_count = slots;
             ecs__commands_drop(w, c, count);
             c->count = count;
             return ECS__OOM(w, fn);
@@ -3576,22 +3672,22 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
         if (r) return r;
         for (size_t k = 0; values && k < i; k++)
             if (ids[k] == ids[i])
-                return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is listed twice", fn, w->ids[ids[i]].name);
+                return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is listed twice", fn, w->reg.ids[ids[i]].name);
     }
-    if (w->phase == ECS__SYSTEMS) return ecs__check_running(w, fn);   /* before the shared scratch */
+    if (w->sched.phase == ECS__SYSTEMS) return ecs__check_running(w, fn);   /* before the shared scratch */
     if (ecs__deferring(w)) return ecs__create_many_deferred(w, fn, n, ids, id_count, values, out);
-    if (!ECS__RESERVE(w, w->scratch, w->scratch_cap, id_count ? id_count : 1))
+    if (!ECS__RESERVE(w, w->tab.scratch, w->tab.scratch_cap, id_count ? id_count : 1))
         return ECS__OOM(w, fn);
     uint32_t m = 0;   /* sorted, without duplicates */
     for (size_t i = 0; i < id_count; i++) {
         uint32_t j = m;
-        while (j > 0 && w->scratch[j - 1] > ids[i]) j--;
-        if (j > 0 && w->scratch[j - 1] == ids[i]) continue;
-        memmove(w->scratch + j + 1, w->scratch + j, (m - j) * sizeof *w->scratch);
-        w->scratch[j] = ids[i];
+        while (j > 0 && w->tab.scratch[j - 1] > ids[i]) j--;
+        if (j > 0 && w->tab.scratch[j - 1] == ids[i]) continue;
+        memmove(w->tab.scratch + j + 1, w->tab.scratch + j, (m - j) * sizeof *w->tab.scratch);
+        w->tab.scratch[j] = ids[i];
         m++;
     }
-    ecs__table *t = ecs__table_get(w, w->scratch, m);
+    ecs__table *t = ecs__table_get(w, w->tab.scratch, m);
     if (!t) return ECS__OOM(w, fn);
     if (n == 0) return ECS_OK;
     if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
@@ -3600,7 +3696,7 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
     uint32_t first = t->count;
     for (size_t i = 0; i < n; i++) {
         uint32_t s = ecs__slot_take(w);
-        ecs__record *r = &w->records[s];
+        ecs__record *r = &w->ent.records[s];
         ecs_entity e = ecs__handle(s, r->gen);
         r->table = t->index;
         r->row = t->count;
@@ -3608,7 +3704,7 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
         if (out) out[i] = e;
     }
     for (uint32_t c = 0; c < t->column_count; c++) {   /* whole columns: constructed, or copied in */
-        const ecs__idinfo *in = &w->ids[t->columns[c].id];
+        const ecs__idinfo *in = &w->reg.ids[t->columns[c].id];
         unsigned char *dst = t->columns[c].data + (size_t)first * t->columns[c].size;
         const void *src = NULL;
         for (size_t k = 0; values && k < id_count; k++) if (ids[k] == t->columns[c].id) src = values[k];
@@ -3617,7 +3713,7 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
         if (src && in->copy) in->copy(dst, src, (int)n, in->ctx);
         else if (src) memcpy(dst, src, n * t->columns[c].size);
     }
-    w->alive += (uint32_t)n;
+    w->ent.alive += (uint32_t)n;
     if (t->hooked)   /* on_add, entity by entity, id by id; then on_set for the values given */
         for (size_t i = 0; i < n; i++) {
             for (uint32_t k = 0; k < t->id_count; k++)
@@ -3653,11 +3749,11 @@ ECS_API ecs_result ecs_destroy(ecs_world *w, ecs_entity e) {
 /* BUSY if destroying e would touch a table a query loop holds. */
 static ecs_result ecs__destroy_check(ecs_world *w, const char *fn, ecs_entity e) {
     uint32_t root = ecs__index(e);
-    ecs__table *t = w->tables[w->records[root].table];
+    ecs__table *t = w->tab.tables[w->ent.records[root].table];
     if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
-    if (!ecs__has_rel(w, root) || !w->rels[root].first) return ECS_OK;
+    if (!ecs__has_rel(w, root) || !w->hier.rels[root].first) return ECS_OK;
     for (uint32_t x = ecs__deepest(w, root); x != ECS__NONE; x = ecs__post_next(w, root, x))
-        if (ecs__locked(w, (t = w->tables[w->records[x].table]))) return ecs__busy(w, fn, t);
+        if (ecs__locked(w, (t = w->tab.tables[w->ent.records[x].table]))) return ecs__busy(w, fn, t);
     return ECS_OK;
 }
 
@@ -3698,13 +3794,13 @@ ECS_API ecs_result ecs_destroy_with(ecs_world *w, ecs_id id) {
     ecs_result r = ecs__check_component(w, fn, id);
     if (r || (r = ecs__check_running(w, fn))) return r;
     size_t n = 0, k = 0;
-    for (uint32_t i = 0; i < w->table_count; i++)
-        if (w->tables[i]->count && ecs__table_find_id(w->tables[i], id) >= 0) n += w->tables[i]->count;
+    for (uint32_t i = 0; i < w->tab.table_count; i++)
+        if (w->tab.tables[i]->count && ecs__table_find_id(w->tab.tables[i], id) >= 0) n += w->tab.tables[i]->count;
     if (!n) return ECS_OK;
     ecs_entity *list = (ecs_entity *)ecs__alloc(w, n * sizeof *list);   /* destroys move rows */
     if (!list) return ECS__OOM(w, fn);
-    for (uint32_t i = 0; i < w->table_count; i++) {
-        const ecs__table *t = w->tables[i];
+    for (uint32_t i = 0; i < w->tab.table_count; i++) {
+        const ecs__table *t = w->tab.tables[i];
         if (!t->count || ecs__table_find_id(t, id) < 0) continue;
         for (uint32_t row = t->count; row-- > 0;) list[k++] = t->entities[row];   /* last rows first: no moves */
     }
@@ -3734,8 +3830,8 @@ ECS_API ecs_entity ecs_get_parent(const ecs_world *w, ecs_entity e) {
 ECS_API size_t ecs_children(const ecs_world *w, ecs_entity parent, ecs_entity *out, size_t cap) {
     if (!w || !ecs__alive(w, parent) || !ecs__has_rel(w, ecs__index(parent))) return 0;
     size_t n = 0;
-    for (uint32_t x = w->rels[ecs__index(parent)].first; x; x = w->rels[x - 1].next, n++)
-        if (out && n < cap) out[n] = ecs__handle(x - 1, w->records[x - 1].gen);
+    for (uint32_t x = w->hier.rels[ecs__index(parent)].first; x; x = w->hier.rels[x - 1].next, n++)
+        if (out && n < cap) out[n] = ecs__handle(x - 1, w->ent.records[x - 1].gen);
     return n;
 }
 
@@ -3770,26 +3866,26 @@ ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *va
     ecs_result r = ecs__check_target(w, "ecs_set", e);
     if (!r) r = ecs__check_component(w, "ecs_set", id);
     if (r) return r;
-    if (!value && w->ids[id].size)
+    if (!value && w->reg.ids[id].size)
         return ecs__fail(w, ECS_ERR_ARG, "ecs_set: value is NULL for component \"%s\"",
-                         w->ids[id].name);
+                         w->reg.ids[id].name);
 #if ECS_CHECK_ACCESS   /* a value write inside a system (a missing one is structural: BUSY) */
-    if (w->phase != ECS__IDLE && ecs_has(w, e, id) && !ecs__access_ok(w, "ecs_set", id, true, e))
+    if (w->sched.phase != ECS__IDLE && ecs_has(w, e, id) && !ecs__access_ok(w, "ecs_set", id, true, e))
         return ECS_ERR_ACCESS;
 #endif
     if (ecs__deferring(w)) return ecs_cmd_set(ecs__defer_buf(w), e, id, value);
-    if (w->phase == ECS__SYSTEMS && w->ids[id].on_set)
+    if (w->sched.phase == ECS__SYSTEMS && w->reg.ids[id].on_set)
         return ecs__fail(w, ECS_ERR_BUSY, "ecs_set: \"%s\" has an on_set hook, which runs only where "
                          "structure may change; inside a system use ecs_cmd_set(it->commands, ...)",
-                         w->ids[id].name);
+                         w->reg.ids[id].name);
     if ((r = ecs__add(w, "ecs_set", e, id, value))) return r;
     return ecs__hooks_after(w);
 }
 
 ECS_API bool ecs_has(const ecs_world *w, ecs_entity e, ecs_id id) {
     if (!w || !ecs__alive(w, e)) return false;
-    const ecs__record *r = &w->records[ecs__index(e)];
-    return ecs__table_find_id(w->tables[r->table], id) >= 0;
+    const ecs__record *r = &w->ent.records[ecs__index(e)];
+    return ecs__table_find_id(w->tab.tables[r->table], id) >= 0;
 }
 
 
@@ -3798,8 +3894,8 @@ static void *ecs__get(const ecs_world *w, const char *fn, ecs_entity e, ecs_id i
         !ecs__access_ok(w, fn, id, write, e))
         return NULL;
 
-    const ecs__record *r = &w->records[ecs__index(e)];
-    const ecs__table *t = w->tables[r->table];
+    const ecs__record *r = &w->ent.records[ecs__index(e)];
+    const ecs__table *t = w->tab.tables[r->table];
     int32_t at = ecs__table_find_id(t, id);
     return at < 0 ? NULL : ecs__table_cell(t, at, r->row);
 }
@@ -3812,12 +3908,12 @@ ECS_API void *ecs_get_mut(ecs_world *w, ecs_entity e, ecs_id id) {
     return ecs__get(w, "ecs_get_mut", e, id, true);
 }
 
-ECS_API size_t ecs_count(const ecs_world *w) { return w ? w->alive : 0; }
+ECS_API size_t ecs_count(const ecs_world *w) { return w ? w->ent.alive : 0; }
 
 ECS_API int ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id **out) {
     if (out) *out = NULL;
     if (!w || ecs__check_alive(w, "ecs_entity_ids", e)) return -1;
-    const ecs__table *t = w->tables[w->records[ecs__index(e)].table];
+    const ecs__table *t = w->tab.tables[w->ent.records[ecs__index(e)].table];
     if (out) *out = t->ids;
     return (int)t->id_count;
 }
@@ -3828,7 +3924,7 @@ static uint64_t ecs__fingerprint(const ecs_world *w, uint32_t n) {
     ecs__hasher h;
     ecs__hash_init(&h);
     for (uint32_t i = 1; i <= n; i++) {
-        const ecs__idinfo *in = &w->ids[i];
+        const ecs__idinfo *in = &w->reg.ids[i];
         uint32_t v[2] = {in->size, in->resource};
         ecs__hash_feed(&h, in->name, strlen(in->name) + 1);
         ecs__hash_feed(&h, v, sizeof v);
@@ -3912,11 +4008,11 @@ static void ecs__values_copy(const ecs__idinfo *in, unsigned char *dst, const un
 static ecs_result ecs__snap_busy(const ecs_world *w, const char *fn) {
     ecs_result r = ecs__check_idle(w, fn);
     if (r) return r;
-    if (w->hook_depth || w->defer_depth)
+    if (w->hk.hook_depth || w->cmd.defer_depth)
         return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed inside %s", fn,
-                         w->hook_depth ? "a component hook" : "a defer block (ecs_defer_end first)");
-    for (uint32_t i = 0; i < w->table_count; i++)
-        if (w->tables[i]->lock)
+                         w->hk.hook_depth ? "a component hook" : "a defer block (ecs_defer_end first)");
+    for (uint32_t i = 0; i < w->tab.table_count; i++)
+        if (w->tab.tables[i]->lock)
             return ecs__fail(w, ECS_ERR_BUSY, "%s: a query loop is still open (ecs_iter_fini ends it)", fn);
     return ECS_OK;
 }
@@ -3929,15 +4025,15 @@ static ecs_snapshot *ecs__snap_new(ecs_world *w, uint32_t table_count) {
     s->world = w;
     s->realloc_fn = w->realloc_fn;
     s->alloc_user = w->alloc_user;
-    s->id_count = w->id_count;
-    s->fingerprint = ecs__fingerprint(w, w->id_count);
-    if ((s->ids = (ecs__snap_id *)ecs__snap_alloc(s, ((size_t)w->id_count + 1) * sizeof *s->ids)))
-        memset(s->ids, 0, ((size_t)w->id_count + 1) * sizeof *s->ids);
+    s->id_count = w->reg.id_count;
+    s->fingerprint = ecs__fingerprint(w, w->reg.id_count);
+    if ((s->ids = (ecs__snap_id *)ecs__snap_alloc(s, ((size_t)w->reg.id_count + 1) * sizeof *s->ids)))
+        memset(s->ids, 0, ((size_t)w->reg.id_count + 1) * sizeof *s->ids);
     if ((s->tables = (ecs__snap_table *)ecs__snap_alloc(s, (size_t)table_count * sizeof *s->tables)))
         memset(s->tables, 0, (size_t)table_count * sizeof *s->tables);
     if (!s->ids || !s->tables) { ecs_snapshot_free(s); return NULL; }
-    for (uint32_t i = 1; i <= w->id_count; i++) {
-        const ecs__idinfo *in = &w->ids[i];
+    for (uint32_t i = 1; i <= w->reg.id_count; i++) {
+        const ecs__idinfo *in = &w->reg.ids[i];
         ecs__snap_id *si = &s->ids[i];
         size_t len = strlen(in->name) + 1;
         if (!(si->name = (char *)ecs__snap_alloc(s, len))) { ecs_snapshot_free(s); return NULL; }
@@ -3975,45 +4071,45 @@ static bool ecs__snap_table_alloc(ecs_snapshot *s, ecs__snap_table *st, const ec
 ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
     static const char fn[] = "ecs_snapshot_take";
     if (!w || ecs__snap_busy(w, fn)) return NULL;
-    for (uint32_t i = 0; i < w->born; i++)   /* values that cannot be copied */
-        for (uint32_t c = 0; w->tables[i]->count && c < w->tables[i]->column_count; c++) {
-            const ecs__idinfo *in = &w->ids[w->tables[i]->columns[c].id];
+    for (uint32_t i = 0; i < w->tab.born; i++)   /* values that cannot be copied */
+        for (uint32_t c = 0; w->tab.tables[i]->count && c < w->tab.tables[i]->column_count; c++) {
+            const ecs__idinfo *in = &w->reg.ids[w->tab.tables[i]->columns[c].id];
             if (in->dtor && !in->copy) {
                 ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has a dtor but no copy hook: its values cannot be "
                           "copied", fn, in->name);
                 return NULL;
             }
         }
-    for (uint32_t i = 1; i <= w->id_count; i++)
-        if (w->ids[i].resource && w->ids[i].dtor && !w->ids[i].copy) {
+    for (uint32_t i = 1; i <= w->reg.id_count; i++)
+        if (w->reg.ids[i].resource && w->reg.ids[i].dtor && !w->reg.ids[i].copy) {
             ecs__fail(w, ECS_ERR_ARG, "%s: resource \"%s\" has a dtor but no copy hook: it cannot be "
-                      "copied", fn, w->ids[i].name);
+                      "copied", fn, w->reg.ids[i].name);
             return NULL;
         }
-    ecs_snapshot *s = ecs__snap_new(w, w->born);   /* the others are empty and "not yet made" */
+    ecs_snapshot *s = ecs__snap_new(w, w->tab.born);   /* the others are empty and "not yet made" */
     if (!s) { ECS__OOM(w, fn); return NULL; }
-    s->record_count = w->record_count;
-    s->free_head = w->free_head;
-    s->free_count = w->free_count;
-    s->alive = w->alive;
-    s->dropped = w->dropped;
-    s->rel_count = w->rels ? (w->rel_cap < w->record_count ? w->rel_cap : w->record_count) : 0;
-    if (!(s->records = (ecs__record *)ecs__snap_alloc(s, (size_t)w->record_count * sizeof *s->records)) ||
+    s->record_count = w->ent.record_count;
+    s->free_head = w->ent.free_head;
+    s->free_count = w->ent.free_count;
+    s->alive = w->ent.alive;
+    s->dropped = w->cmd.dropped;
+    s->rel_count = w->hier.rels ? (w->hier.rel_cap < w->ent.record_count ? w->hier.rel_cap : w->ent.record_count) : 0;
+    if (!(s->records = (ecs__record *)ecs__snap_alloc(s, (size_t)w->ent.record_count * sizeof *s->records)) ||
         (s->rel_count && !(s->rels = (ecs__rel *)ecs__snap_alloc(s, (size_t)s->rel_count * sizeof *s->rels))))
         goto oom;
-    if (w->record_count) memcpy(s->records, w->records, (size_t)w->record_count * sizeof *s->records);
-    if (s->rel_count) memcpy(s->rels, w->rels, (size_t)s->rel_count * sizeof *s->rels);
-    for (uint32_t i = 0; i < w->born; i++, s->table_count++) {
-        const ecs__table *t = w->tables[i];
+    if (w->ent.record_count) memcpy(s->records, w->ent.records, (size_t)w->ent.record_count * sizeof *s->records);
+    if (s->rel_count) memcpy(s->rels, w->hier.rels, (size_t)s->rel_count * sizeof *s->rels);
+    for (uint32_t i = 0; i < w->tab.born; i++, s->table_count++) {
+        const ecs__table *t = w->tab.tables[i];
         ecs__snap_table *st = &s->tables[i];
         if (!ecs__snap_table_alloc(s, st, t->ids, t->id_count, t->count)) { s->table_count++; goto oom; }
         if (t->count) memcpy(st->entities, t->entities, (size_t)t->count * sizeof *t->entities);
         for (uint32_t c = 0; c < t->column_count; c++)
-            ecs__values_copy(&w->ids[t->columns[c].id], st->values[c], t->columns[c].data, t->count);
+            ecs__values_copy(&w->reg.ids[t->columns[c].id], st->values[c], t->columns[c].data, t->count);
         st->count = t->count;
     }
-    for (uint32_t i = 1; i <= w->id_count; i++) {
-        const ecs__idinfo *in = &w->ids[i];
+    for (uint32_t i = 1; i <= w->reg.id_count; i++) {
+        const ecs__idinfo *in = &w->reg.ids[i];
         if (!in->resource) continue;
         if (!(s->ids[i].value = (unsigned char *)ecs__snap_alloc(s, in->size))) goto oom;
         ecs__values_copy(in, s->ids[i].value, (const unsigned char *)in->data, 1);
@@ -4031,22 +4127,22 @@ static void ecs__tables_reorder(ecs_world *w, ecs__table **order, uint32_t n, ec
     bool same = true;
     for (uint32_t i = 0; i < n; i++) same &= order[i]->index == i;
     if (same) return;
-    uint32_t k = 0, *old_to_new = (uint32_t *)(void *)(scratch + w->table_count);
+    uint32_t k = 0, *old_to_new = (uint32_t *)(void *)(scratch + w->tab.table_count);
     for (uint32_t i = 0; i < n; i++) { scratch[k++] = order[i]; order[i]->lock = 1; }
-    for (uint32_t i = 0; i < w->table_count; i++)
-        if (!w->tables[i]->lock) scratch[k++] = w->tables[i];
-    for (uint32_t i = 0; i < w->table_count; i++) {
+    for (uint32_t i = 0; i < w->tab.table_count; i++)
+        if (!w->tab.tables[i]->lock) scratch[k++] = w->tab.tables[i];
+    for (uint32_t i = 0; i < w->tab.table_count; i++) {
         old_to_new[scratch[i]->index] = i;
         scratch[i]->lock = 0;
     }
-    for (uint32_t i = 0; i < w->table_count; i++) { w->tables[i] = scratch[i]; scratch[i]->index = i; }
-    for (uint32_t i = 0; i < w->table_sets.cap; i++)
-        if (w->table_sets.keys[i]) w->table_sets.vals[i] = old_to_new[w->table_sets.vals[i]];
-    for (uint32_t q = 0; q < w->query_count; q++) {   /* same tables, now in the new order */
-        ecs_query *qq = w->queries[q];
+    for (uint32_t i = 0; i < w->tab.table_count; i++) { w->tab.tables[i] = scratch[i]; scratch[i]->index = i; }
+    for (uint32_t i = 0; i < w->tab.table_sets.cap; i++)
+        if (w->tab.table_sets.keys[i]) w->tab.table_sets.vals[i] = old_to_new[w->tab.table_sets.vals[i]];
+    for (uint32_t q = 0; q < w->qry.query_count; q++) {   /* same tables, now in the new order */
+        ecs_query *qq = w->qry.queries[q];
         qq->match_count = 0;
-        for (uint32_t i = 0; i < w->table_count; i++)
-            if (ecs__query_match(qq, w->tables[i], &qq->matches[qq->match_count])) qq->match_count++;
+        for (uint32_t i = 0; i < w->tab.table_count; i++)
+            if (ecs__query_match(qq, w->tab.tables[i], &qq->matches[qq->match_count])) qq->match_count++;
     }
 }
 
@@ -4054,9 +4150,9 @@ static void ecs__tables_reorder(ecs_world *w, ecs__table **order, uint32_t n, ec
    yet: cached transitions into them go (an edge is only a cache), so the
    next step there makes them again, in order (ecs__table_birth). */
 static void ecs__tables_unborn(ecs_world *w, uint32_t n) {
-    w->born = n;
-    for (uint32_t i = 0; i < w->table_count; i++) {
-        ecs__table *t = w->tables[i];
+    w->tab.born = n;
+    for (uint32_t i = 0; i < w->tab.table_count; i++) {
+        ecs__table *t = w->tab.tables[i];
         for (int k = 0; k < 2 * ECS__EDGE_LO; k++)
             if (t->edge_lo[k] && t->edge_lo[k]->dst->index >= n) { ecs__free(w, t->edge_lo[k]); t->edge_lo[k] = NULL; }
         for (uint32_t k = 0; k < t->edges.cap; k++) {
@@ -4072,7 +4168,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
     if (!s) return ecs__fail(w, ECS_ERR_ARG, "%s: snapshot is NULL", fn);
     ecs_result r = ecs__snap_busy(w, fn);
     if (r) return r;
-    if (s->id_count > w->id_count || ecs__fingerprint(w, s->id_count) != s->fingerprint)
+    if (s->id_count > w->reg.id_count || ecs__fingerprint(w, s->id_count) != s->fingerprint)
         return ecs__fail(w, ECS_ERR_ARG, "%s: the snapshot was taken with other registered components "
                          "(its %u ids differ from this world's first ones)", fn, (unsigned)s->id_count);
     /* Everything that may fail first: tables, room in them, slots, links. */
@@ -4084,37 +4180,37 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
             !(map[i] = ecs__table_new(w, st->ids, st->id_count))) goto oom;
         if (!ecs__table_reserve(w, map[i], st->count)) goto oom;
     }
-    scratch = (ecs__table **)ecs__alloc(w, (size_t)w->table_count * (sizeof(void *) + 4) + 1);
-    if (!scratch || !ECS__RESERVE(w, w->records, w->record_cap, s->record_count ? s->record_count : 1) ||
+    scratch = (ecs__table **)ecs__alloc(w, (size_t)w->tab.table_count * (sizeof(void *) + 4) + 1);
+    if (!scratch || !ECS__RESERVE(w, w->ent.records, w->ent.record_cap, s->record_count ? s->record_count : 1) ||
         (s->rel_count && !ecs__rels_reserve(w, s->rel_count - 1))) {
         ecs__free(w, scratch);
         goto oom;
     }
     /* From here on nothing fails. What the world holds goes (dtor, no events). */
-    for (uint32_t i = 0; i < w->table_count; i++) {
-        ecs__table *t = w->tables[i];
+    for (uint32_t i = 0; i < w->tab.table_count; i++) {
+        ecs__table *t = w->tab.tables[i];
         for (uint32_t c = 0; t->hooked && t->count && c < t->column_count; c++) {
-            const ecs__idinfo *in = &w->ids[t->columns[c].id];
+            const ecs__idinfo *in = &w->reg.ids[t->columns[c].id];
             if (in->dtor) in->dtor(t->columns[c].data, (int)t->count, in->ctx);
         }
         t->count = 0;
     }
-    if (s->record_count) memcpy(w->records, s->records, (size_t)s->record_count * sizeof *s->records);
-    w->record_count = s->record_count;
-    w->free_head = s->free_head;
-    w->free_count = s->free_count;
-    w->alive = s->alive;
-    w->dropped = s->dropped;
-    if (w->rels) {
-        memset(w->rels, 0, (size_t)w->rel_cap * sizeof *w->rels);
-        if (s->rel_count) memcpy(w->rels, s->rels, (size_t)s->rel_count * sizeof *s->rels);
+    if (s->record_count) memcpy(w->ent.records, s->records, (size_t)s->record_count * sizeof *s->records);
+    w->ent.record_count = s->record_count;
+    w->ent.free_head = s->free_head;
+    w->ent.free_count = s->free_count;
+    w->ent.alive = s->alive;
+    w->cmd.dropped = s->dropped;
+    if (w->hier.rels) {
+        memset(w->hier.rels, 0, (size_t)w->hier.rel_cap * sizeof *w->hier.rels);
+        if (s->rel_count) memcpy(w->hier.rels, s->rels, (size_t)s->rel_count * sizeof *s->rels);
     }
     for (uint32_t i = 0; i < s->table_count; i++) {
         const ecs__snap_table *st = &s->tables[i];
         ecs__table *t = map[i];
         if (st->count) memcpy(t->entities, st->entities, (size_t)st->count * sizeof *t->entities);
         for (uint32_t c = 0; c < t->column_count; c++)
-            ecs__values_copy(&w->ids[t->columns[c].id], t->columns[c].data, st->values[c], st->count);
+            ecs__values_copy(&w->reg.ids[t->columns[c].id], t->columns[c].data, st->values[c], st->count);
         t->count = st->count;
     }
     ecs__tables_reorder(w, map, s->table_count, scratch);
@@ -4122,13 +4218,13 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
     for (uint32_t i = 0; i < s->table_count; i++) {   /* records name tables by index */
         const ecs__table *t = map[i];
         for (uint32_t row = 0; row < t->count; row++) {
-            ecs__record *rec = &w->records[ecs__index(t->entities[row])];
+            ecs__record *rec = &w->ent.records[ecs__index(t->entities[row])];
             rec->table = t->index;
             rec->row = row;
         }
     }
     for (uint32_t i = 1; i <= s->id_count; i++) {
-        const ecs__idinfo *in = &w->ids[i];
+        const ecs__idinfo *in = &w->reg.ids[i];
         if (!in->resource || !s->ids[i].value) continue;   /* a file may lack one */
         if (in->copy) in->copy(in->data, s->ids[i].value, 1, in->ctx);
         else memcpy(in->data, s->ids[i].value, in->size);
@@ -4393,7 +4489,7 @@ static bool ecs__read_ids(ecs_world *w, ecs__in *r, uint32_t nids, uint32_t *fma
         memcpy(name, nm, len);
         name[len] = 0;
         ecs_id id = ecs__id_find(w, name);
-        const ecs__idinfo *wi = id ? &w->ids[id] : NULL;
+        const ecs__idinfo *wi = id ? &w->reg.ids[id] : NULL;
         bool ser = fl & 2;
         fmap[i] = wi && wi->size == sz && wi->resource == (bool)(fl & 1) &&
                   (ser ? wi->deserialize != NULL : !wi->lifecycle) ? id : 0;
@@ -4447,13 +4543,13 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
     const unsigned char *ents = ecs__get_bytes(r, (size_t)count * 8);
     if (!ents) return ECS_ERR_ARG;
     for (uint32_t row = 0; row < count; row++) st->entities[row] = ecs__le64(ents + (size_t)row * 8);
-    for (uint32_t k = 0, c = 0; k < n; k++) colpos[k] = w->ids[ids[k]].size ? c++ : ECS__NONE;
+    for (uint32_t k = 0, c = 0; k < n; k++) colpos[k] = w->reg.ids[ids[k]].size ? c++ : ECS__NONE;
     for (uint32_t k = 0; k < n; k++) where[order[k]] = k;
     for (uint32_t k = 0; k < n; k++) {   /* the columns in the file's order */
         uint32_t at = where[k];
         if (colpos[at] == ECS__NONE) continue;
         bool ser = flags[from[k]] & 2;
-        if (!ecs__get_values(r, &w->ids[ids[at]], ser, st->values[colpos[at]], count)) {
+        if (!ecs__get_values(r, &w->reg.ids[ids[at]], ser, st->values[colpos[at]], count)) {
             if (ser) st->count = count;   /* constructed: freed with dtor */
             return ECS_ERR_ARG;
         }
@@ -4543,7 +4639,7 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
         }
     for (uint32_t i = 1; i <= nids; i++) {
         if (!(flags[i] & 1)) continue;
-        const ecs__idinfo *wi = &w->ids[fmap[i]];
+        const ecs__idinfo *wi = &w->reg.ids[fmap[i]];
         unsigned char *v;
         if (s->ids[fmap[i]].value) goto fail;   /* twice in the file */
         if (!(v = (unsigned char *)ecs__snap_alloc(s, wi->size))) goto oom;
@@ -4584,8 +4680,8 @@ done:
 static int32_t ecs__next_by_name(const ecs_world *w, const ecs_id *ids, uint32_t n, const char *prev) {
     int32_t best = -1;
     for (uint32_t k = 0; k < n; k++) {
-        const char *name = w->ids[ids[k]].name;
-        if ((!prev || strcmp(name, prev) > 0) && (best < 0 || strcmp(name, w->ids[ids[best]].name) < 0))
+        const char *name = w->reg.ids[ids[k]].name;
+        if ((!prev || strcmp(name, prev) > 0) && (best < 0 || strcmp(name, w->reg.ids[ids[best]].name) < 0))
             best = (int32_t)k;
     }
     return best;
@@ -4626,28 +4722,28 @@ ECS__COLD uint64_t ecs__hash_refused(ecs_world *w, const ecs__idinfo *in) {
 ECS_API uint64_t ecs_world_hash(ecs_world *w) {
     if (!w) return 0;
     if (ecs__check_running(w, "ecs_world_hash")) return 0;
-    for (uint32_t i = 1; i <= w->id_count; i++) {   /* refused before any work */
-        const ecs__idinfo *in = &w->ids[i];
+    for (uint32_t i = 1; i <= w->reg.id_count; i++) {   /* refused before any work */
+        const ecs__idinfo *in = &w->reg.ids[i];
         if (!in->lifecycle || in->serialize) continue;
         if (in->resource) return ecs__hash_refused(w, in);
-        for (uint32_t t = 0; t < w->table_count; t++)
-            if (w->tables[t]->count && ecs__table_find_id(w->tables[t], i) >= 0) return ecs__hash_refused(w, in);
+        for (uint32_t t = 0; t < w->tab.table_count; t++)
+            if (w->tab.tables[t]->count && ecs__table_find_id(w->tab.tables[t], i) >= 0) return ecs__hash_refused(w, in);
     }
     ecs__hash_buf buf;
     buf.p = buf.small;
     buf.cap = sizeof buf.small;
     ecs__hasher h;
     ecs__hash_init(&h);
-    uint32_t head[4] = {w->record_count, w->free_head, w->free_count, w->alive};
+    uint32_t head[4] = {w->ent.record_count, w->ent.free_head, w->ent.free_count, w->ent.alive};
     ecs__hash_feed(&h, head, sizeof head);
-    for (uint32_t i = 0; i < w->table_count; i++) {
-        const ecs__table *t = w->tables[i];
+    for (uint32_t i = 0; i < w->tab.table_count; i++) {
+        const ecs__table *t = w->tab.tables[i];
         if (!t->count) continue;
         ecs__hash_feed(&h, &t->count, sizeof t->count);
         ecs__hash_feed(&h, t->entities, t->count * sizeof *t->entities);
         for (int32_t k = ecs__next_by_name(w, t->ids, t->id_count, NULL); k >= 0;
-             k = ecs__next_by_name(w, t->ids, t->id_count, w->ids[t->ids[k]].name)) {
-            const ecs__idinfo *in = &w->ids[t->ids[k]];
+             k = ecs__next_by_name(w, t->ids, t->id_count, w->reg.ids[t->ids[k]].name)) {
+            const ecs__idinfo *in = &w->reg.ids[t->ids[k]];
             ecs__hash_feed(&h, in->name, strlen(in->name) + 1);
             if (t->column_of[k] < 0) continue;
             const ecs__column *col = &t->columns[t->column_of[k]];
@@ -4656,23 +4752,23 @@ ECS_API uint64_t ecs_world_hash(ecs_world *w) {
                 ecs__hash_value(w, &h, in, col->data + (size_t)row * col->size, &buf);
         }
     }
-    for (uint32_t i = 0; i < w->rel_cap && i < w->record_count; i++) {
-        const ecs__rel *r = &w->rels[i];
-        if (w->records[i].table >= ECS__RESERVED || !(r->parent | r->first)) continue;
+    for (uint32_t i = 0; i < w->hier.rel_cap && i < w->ent.record_count; i++) {
+        const ecs__rel *r = &w->hier.rels[i];
+        if (w->ent.records[i].table >= ECS__RESERVED || !(r->parent | r->first)) continue;
         ecs__hash_feed(&h, &i, sizeof i);
         ecs__hash_feed(&h, r, sizeof *r);
     }
     const char *prev = NULL;   /* resources, by name */
     for (;;) {
         ecs_id best = 0;
-        for (ecs_id i = 1; i <= w->id_count; i++)
-            if (w->ids[i].resource && (!prev || strcmp(w->ids[i].name, prev) > 0) &&
-                (!best || strcmp(w->ids[i].name, w->ids[best].name) < 0))
+        for (ecs_id i = 1; i <= w->reg.id_count; i++)
+            if (w->reg.ids[i].resource && (!prev || strcmp(w->reg.ids[i].name, prev) > 0) &&
+                (!best || strcmp(w->reg.ids[i].name, w->reg.ids[best].name) < 0))
                 best = i;
         if (!best) break;
-        prev = w->ids[best].name;
+        prev = w->reg.ids[best].name;
         ecs__hash_feed(&h, prev, strlen(prev) + 1);
-        ecs__hash_value(w, &h, &w->ids[best], w->ids[best].data, &buf);
+        ecs__hash_value(w, &h, &w->reg.ids[best], w->reg.ids[best].data, &buf);
     }
     if (buf.p != buf.small) ecs__free(w, buf.p);
     uint64_t x = ecs__hash_done(&h);
@@ -4686,8 +4782,8 @@ static const char *const ecs__dep_list_name[ECS__DEP_LISTS] = {"after", "before"
 static ecs_system ecs__system_find(const ecs_world *w, const char *name) {
     uint64_t *v;
     uint32_t step = 0, best = ECS__NONE;
-    while ((v = ecs__map_next(&w->system_names, ecs__hash_bytes(name, strlen(name)), &step)))
-        if (*v < best && !strcmp(w->systems[*v].name, name)) best = (uint32_t)*v;
+    while ((v = ecs__map_next(&w->sys.system_names, ecs__hash_bytes(name, strlen(name)), &step)))
+        if (*v < best && !strcmp(w->sys.systems[*v].name, name)) best = (uint32_t)*v;
     return best == ECS__NONE ? 0 : best + 1;
 }
 
@@ -4734,7 +4830,7 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     if (ecs__terms_check(w, fn, d->terms, &terms) || ecs__ids_check(w, d->reads, "reads") ||
         ecs__ids_check(w, d->writes, "writes"))
         return 0;
-    if (d->stage >= w->stage_count) {
+    if (d->stage >= w->sys.stage_count) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" names stage %u, which does not exist", fn, d->name,
                   (unsigned)d->stage);
         return 0;
@@ -4762,14 +4858,14 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
         }
     char *block = NULL;
     ecs_query *q = NULL;
-    if (!ECS__RESERVE(w, w->systems, w->system_cap, (size_t)w->system_count + 1) ||
-        !ecs__map_reserve(w, &w->system_names, 1) || !(block = (char *)ecs__alloc(w, bytes)) ||
+    if (!ECS__RESERVE(w, w->sys.systems, w->sys.system_cap, (size_t)w->sys.system_count + 1) ||
+        !ecs__map_reserve(w, &w->sys.system_names, 1) || !(block = (char *)ecs__alloc(w, bytes)) ||
         (terms && !(q = ecs__system_query(w, d->terms)))) {
         ecs__free(w, block);
         ECS__OOM(w, fn);
         return 0;
     }
-    ecs__system *s = &w->systems[w->system_count];
+    ecs__system *s = &w->sys.systems[w->sys.system_count];
     memset(s, 0, sizeof *s);
     size_t len = strlen(d->name) + 1;
     memcpy(block, d->name, len);
@@ -4794,9 +4890,9 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     s->query = q;
     s->plain = q && d->chunk_size <= 0 && !(d->flags & ECS_SYSTEM_EXCLUSIVE);
     ecs__system_declare(s);
-    ecs__map_put(&w->system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->system_count);
+    ecs__map_put(&w->sys.system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->sys.system_count);
     w->graph.built = false;
-    return ++w->system_count;
+    return ++w->sys.system_count;
 }
 
 ECS_API ecs_system ecs_system_lookup(const ecs_world *w, const char *name) {
@@ -4804,30 +4900,30 @@ ECS_API ecs_system ecs_system_lookup(const ecs_world *w, const char *name) {
 }
 
 ECS_API const char *ecs_system_name(const ecs_world *w, ecs_system s) {
-    return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].name : NULL;
+    return w && s >= 1 && s <= w->sys.system_count ? w->sys.systems[s - 1].name : NULL;
 }
 
-ECS_API uint32_t ecs_system_count(const ecs_world *w) { return w ? w->system_count : 0; }
+ECS_API uint32_t ecs_system_count(const ecs_world *w) { return w ? w->sys.system_count : 0; }
 ECS_API ecs_stage ecs_system_stage(const ecs_world *w, ecs_system s) {
-    return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].stage : 0;
+    return w && s >= 1 && s <= w->sys.system_count ? w->sys.systems[s - 1].stage : 0;
 }
 
 ECS_API uint32_t ecs_system_flags(const ecs_world *w, ecs_system s) {
-    return w && s >= 1 && s <= w->system_count ? w->systems[s - 1].flags : 0;
+    return w && s >= 1 && s <= w->sys.system_count ? w->sys.systems[s - 1].flags : 0;
 }
 
 ECS_API int ecs_system_chunk_size(const ecs_world *w, ecs_system s) {
-    return w && s >= 1 && s <= w->system_count && w->systems[s - 1].chunk_size > 0 ? w->systems[s - 1].chunk_size : 0;
+    return w && s >= 1 && s <= w->sys.system_count && w->sys.systems[s - 1].chunk_size > 0 ? w->sys.systems[s - 1].chunk_size : 0;
 }
 
 ECS_API int ecs_system_chunks(const ecs_world *w, ecs_system s) {
-    if (!w || s < 1 || s > w->system_count) return 0;
-    if (w->phase == ECS__SYSTEMS && ecs__thread_ctx(w)->current != s) {
+    if (!w || s < 1 || s > w->sys.system_count) return 0;
+    if (w->sched.phase == ECS__SYSTEMS && ecs__thread_ctx(w)->current != s) {
         ecs__fail(w, ECS_ERR_BUSY, "ecs_system_chunks: while systems run, a system may ask only for its own "
-                  "chunks (\"%s\" may be starting on another thread)", w->systems[s - 1].name);
+                  "chunks (\"%s\" may be starting on another thread)", w->sys.systems[s - 1].name);
         return 0;
     }
-    const ecs__system *sys = &w->systems[s - 1];
+    const ecs__system *sys = &w->sys.systems[s - 1];
     if (!sys->last_frame) return 0;
     return sys->chunk_size > 0 ? (int)sys->ran_chunks : 1;
 }
@@ -4836,25 +4932,39 @@ ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
     if (!w) return 0;
     if (ecs__check_idle(w, "ecs_stage_add")) return 0;
     char buf[32];
-    if (!name || !*name) { snprintf(buf, sizeof buf, "stage %u", (unsigned)w->stage_count); name = buf; }
+    if (!name || !*name) { snprintf(buf, sizeof buf, "stage %u", (unsigned)w->sys.stage_count); name = buf; }
     size_t len = strlen(name) + 1;
     char *copy = NULL;
-    if (!ECS__RESERVE(w, w->stages, w->stage_cap, (size_t)w->stage_count + 1) ||
+    if (!ECS__RESERVE(w, w->sys.stages, w->sys.stage_cap, (size_t)w->sys.stage_count + 1) ||
         !(copy = (char *)ecs__alloc(w, len))) {
         ECS__OOM(w, "ecs_stage_add");
         return 0;
     }
     memcpy(copy, name, len);
-    w->stages[w->stage_count] = copy;
+    w->sys.stages[w->sys.stage_count] = copy;
     w->graph.built = false;
-    return w->stage_count++;
+    return w->sys.stage_count++;
 }
 
 ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage) {
-    return w && stage < w->stage_count ? w->stages[stage] : NULL;
+    return w && stage < w->sys.stage_count ? w->sys.stages[stage] : NULL;
 }
 
-ECS_API uint32_t ecs_stage_count(const ecs_world *w) { return w ? w->stage_count : 0; }
+ECS_API uint32_t ecs_stage_count(const ecs_world *w) { return w ? w->sys.stage_count : 0; }
+/* The systems, their per-chunk command buffers, their names, the stages. */
+static void ecs__systems_fini(ecs_world *w) {
+    for (uint32_t i = 0; i < w->sys.system_count; i++) {
+        ecs__system *s = &w->sys.systems[i];
+        for (uint32_t b = 0; b < s->buf_cap; b++) ecs__buffer_fini(w, &s->bufs[b]);
+        ecs__free(w, s->bufs);
+        ecs__free(w, s->name);
+    }
+    for (uint32_t i = 0; i < w->sys.stage_count; i++) ecs__free(w, w->sys.stages[i]);
+    ecs__free(w, w->sys.systems);
+    ecs__map_fini(w, &w->sys.system_names);
+    ecs__free(w, w->sys.stages);
+}
+
 /* ---- >>graph: graph algorithms on index arrays ---------------------------- */
 /* A stage's systems are local indices 0..m-1 and its graphs compressed
    adjacency rows over them; every temporary of a stage's build lives in
@@ -5194,7 +5304,7 @@ static void ecs__into_out(const ecs__build *b, uint32_t a, uint64_t *into, uint6
             if (b->acc[k].how & ECS__FAND) ecs__bits_or(d, ecs__row(b, b->acc[k].id, ECS__ROW_NOT), W);
             if (b->acc[k].how & ECS__FNOT) ecs__bits_or(d, ecs__row(b, b->acc[k].id, ECS__ROW_AND), W);
         }
-        uint32_t *with = &b->w->systems[b->sys[a]].disjoint;
+        uint32_t *with = &b->w->sys.systems[b->sys[a]].disjoint;
         for (uint32_t k = 0; k < W; k++) {
             uint64_t skipped = (ti[k] | to[k]) & d[k] & ~(k == a >> 6 ? 1ull << (a & 63) : 0);
             if (skipped && !*with) *with = b->sys[k * 64 + ecs__lsb(skipped)] + 1;   /* the first in run order */
@@ -5322,7 +5432,7 @@ static bool ecs__build_access(ecs__build *b) {
     ecs_world *w = b->w;
     uint32_t m = b->m, W = b->words, *compact = b->compact, ids = 1, total = 0, lo = ECS__NONE, hi = 0;
     for (uint32_t a = 0; a < m; a++) {   /* mark the ids the stage declares */
-        const ecs__system *s = &w->systems[b->sys[a]];
+        const ecs__system *s = &w->sys.systems[b->sys[a]];
         for (uint32_t k = 0; k < s->decl_count; k++) {
             compact[s->decl[k].id] = 0;
             if (s->decl[k].id < lo) lo = s->decl[k].id;
@@ -5341,7 +5451,7 @@ static bool ecs__build_access(ecs__build *b) {
         if (compact[id] == 0) { compact[id] = ids; b->id_of[ids++] = id; }
     total = 0;
     for (uint32_t a = 0; a < m; a++) {
-        const ecs__system *s = &w->systems[b->sys[a]];
+        const ecs__system *s = &w->sys.systems[b->sys[a]];
         ecs__decl *list = b->acc + total;
         b->acc_at[a] = total;
         list[0].id = 0;
@@ -5373,7 +5483,7 @@ static bool ecs__build_access(ecs__build *b) {
             b->filtered[x] |= how & ECS__FILTERS;
         }
     }
-    for (uint32_t a = 0; a < m; a++) w->systems[b->sys[a]].disjoint = 0;   /* set by ecs__into_out */
+    for (uint32_t a = 0; a < m; a++) w->sys.systems[b->sys[a]].disjoint = 0;   /* set by ecs__into_out */
     return true;
 }
 
@@ -5488,7 +5598,7 @@ static bool ecs__problem_end(ecs_world *w) {   /* keeps the message's terminator
     return true;
 }
 
-static const char *ecs__sname(const ecs_world *w, uint32_t s) { return w->systems[s].name; }
+static const char *ecs__sname(const ecs_world *w, uint32_t s) { return w->sys.systems[s].name; }
 
 /* Starts the member list of the problem just made (after its loop). */
 static void ecs__members_begin(ecs_world *w) {
@@ -5539,7 +5649,7 @@ static bool ecs__text_step(ecs__build *b, uint32_t u, uint32_t v, const uint32_t
         return ecs__text(w, "\"%s\" is exclusive, so it counts as writing everything \"%s\" reads",
                          ecs__sname(w, b->sys[u]), ecs__sname(w, b->sys[v]));
     return ecs__text(w, "\"%s\" writes %s, which \"%s\" reads", ecs__sname(w, b->sys[u]),
-                     w->ids[b->id_of[x]].name, ecs__sname(w, b->sys[v]));
+                     w->reg.ids[b->id_of[x]].name, ecs__sname(w, b->sys[v]));
 }
 
 /* One CYCLE problem for component c of the final graph: a shortest loop
@@ -5629,7 +5739,7 @@ static bool ecs__race_text(ecs_world *w, const char *an, const char *cn, const e
     }
     for (uint32_t k = 0; ok && k < n; k++) {
         if (!hit[k].id) continue;
-        const char *idn = w->ids[hit[k].id].name, *wr = hit[k].how == 1 ? an : cn, *rd = hit[k].how == 1 ? cn : an;
+        const char *idn = w->reg.ids[hit[k].id].name, *wr = hit[k].how == 1 ? an : cn, *rd = hit[k].how == 1 ? cn : an;
         if (!excl && n == 1)
             ok = hit[k].how == 0 ? ecs__text(w, "\"%s\" and \"%s\" both write %s", an, cn, idn)
                                  : ecs__text(w, "\"%s\" writes %s, which \"%s\" reads,", wr, idn, rd);
@@ -5691,7 +5801,7 @@ static bool ecs__read_note(ecs__build *b, uint32_t a, uint32_t c, uint32_t x) {
     p->id = b->id_of[x];
     const char *an = ecs__sname(w, b->sys[a]), *cn = ecs__sname(w, b->sys[c]);
     ECS_ASSERT(p->id);   /* x is never compact 0: no EXCLUSIVE system here */
-    const char *idn = w->ids[p->id].name;
+    const char *idn = w->reg.ids[p->id].name;
     return ecs__text(w, "read before write: \"%s\" runs before \"%s\" only by inferred order and reads "
                      "%s, which \"%s\" writes, so \"%s\" sees last frame's %s; if it should see this "
                      "frame's, add .after = {\"%s\"} to \"%s\"", an, cn, idn, cn, an, idn, cn, an) &&
@@ -5701,7 +5811,7 @@ static bool ecs__read_note(ecs__build *b, uint32_t a, uint32_t c, uint32_t x) {
 /* The problems of system s by itself: a name an earlier system has, and a
    chunked system with a writes list (its chunks run at once). */
 static bool ecs__system_problems(ecs_world *w, uint32_t s) {
-    const ecs__system *sys = &w->systems[s];
+    const ecs__system *sys = &w->sys.systems[s];
     ecs_system first = ecs__system_find(w, sys->name);
     if (first != s + 1 && ecs__listed(w, false)) {
         ecs_problem *p = ecs__problem(w, ECS_PROBLEM_DUPLICATE_NAME);
@@ -5723,7 +5833,7 @@ static bool ecs__system_problems(ecs_world *w, uint32_t s) {
     bool said = ecs__text(w, "self race: \"%s\" is chunked (chunk_size %d), so its chunks run "
                         "at the same time, and each writes ", sys->name, sys->chunk_size);
     for (int i = 0; said && i < ECS_MAX_TERMS && sys->writes[i]; i++)
-        said = ecs__text(w, "%s%s", i ? ", " : "", w->ids[sys->writes[i]].name);
+        said = ecs__text(w, "%s%s", i ? ", " : "", w->reg.ids[sys->writes[i]].name);
     return said && ecs__text(w, " (its writes list); drop chunk_size, or move those writes to an "
                              "unchunked system that runs after \"%s\"", sys->name) &&
            ecs__problem_end(w);
@@ -5736,7 +5846,7 @@ static bool ecs__unknown_problem(ecs_world *w, uint32_t s, const char *name, int
     if (!p) return false;
     p->a = s + 1; p->name = name;
     return ecs__text(w, "unknown system: \"%s\" lists \"%s\" in %s, but no system has that name; "
-                     "register it or fix the name", w->systems[s].name, name, ecs__dep_list_name[l]) &&
+                     "register it or fix the name", w->sys.systems[s].name, name, ecs__dep_list_name[l]) &&
            ecs__problem_end(w);
 }
 
@@ -5745,7 +5855,7 @@ static bool ecs__stage_order_problems(ecs_world *w) {
     ecs__graph *g = &w->graph;
     for (uint32_t i = 0, count = g->edge_count; i < count; i++) {
         ecs__edge *e = &g->edges[i];
-        ecs_stage sf = w->systems[e->from].stage, stt = w->systems[e->to].stage;
+        ecs_stage sf = w->sys.systems[e->from].stage, stt = w->sys.systems[e->to].stage;
         if (e->kind != ECS__EDGE_DECLARED || sf <= stt) continue;
         e->cycle = true;
         if (!ecs__listed(w, false)) continue;
@@ -5763,7 +5873,7 @@ static bool ecs__stage_order_problems(ecs_world *w) {
             !ecs__text_edge(w, e) ||
             !ecs__text(w, "), which runs before \"%s\" (its stage \"%s\" runs before stage \"%s\"); put "
                        "them in one stage or drop the declaration", ecs__sname(w, e->from),
-                       w->stages[stt], w->stages[sf]) || !ecs__problem_end(w))
+                       w->sys.stages[stt], w->sys.stages[sf]) || !ecs__problem_end(w))
             return false;
     }
     return true;
@@ -5814,7 +5924,7 @@ static bool ecs__build_declared(ecs__build *b) {
     const ecs__graph *g = &w->graph;
     for (uint32_t i = 0; i < g->edge_count; i++) {
         const ecs__edge *e = &g->edges[i];
-        if (w->systems[e->from].stage != b->st || w->systems[e->to].stage != b->st) continue;
+        if (w->sys.systems[e->from].stage != b->st || w->sys.systems[e->to].stage != b->st) continue;
         if (e->kind == ECS__EDGE_DECLARED) b->dn++; else if (e->kind == ECS__EDGE_INDEPENDENT) b->in += 2;
     }
     b->dpairs = (uint64_t *)ecs__tmp(b, b->dn, 8);
@@ -5824,7 +5934,7 @@ static bool ecs__build_declared(ecs__build *b) {
     b->dn = b->in = 0;
     for (uint32_t i = 0; i < g->edge_count; i++) {
         const ecs__edge *e = &g->edges[i];
-        if (w->systems[e->from].stage != b->st || w->systems[e->to].stage != b->st) continue;
+        if (w->sys.systems[e->from].stage != b->st || w->sys.systems[e->to].stage != b->st) continue;
         uint64_t from = g->local[e->from], to = g->local[e->to];
         if (e->kind == ECS__EDGE_DECLARED) { b->deid[b->dn] = i; b->dpairs[b->dn++] = from << 32 | to; }
         else if (e->kind == ECS__EDGE_INDEPENDENT) {
@@ -5943,8 +6053,8 @@ static bool ecs__build_cycles(ecs__build *b) {
     if (sg->cyclic)
         for (uint32_t i = 0; i < g->edge_count; i++) {
             ecs__edge *e = &g->edges[i];
-            if (e->kind == ECS__EDGE_DECLARED && w->systems[e->from].stage == b->st &&
-                w->systems[e->to].stage == b->st && b->fc.of[g->local[e->from]] == b->fc.of[g->local[e->to]])
+            if (e->kind == ECS__EDGE_DECLARED && w->sys.systems[e->from].stage == b->st &&
+                w->sys.systems[e->to].stage == b->st && b->fc.of[g->local[e->from]] == b->fc.of[g->local[e->to]])
                 e->cycle = true;
         }
     return true;
@@ -6115,7 +6225,7 @@ static void ecs__graph_reset(ecs_world *w) {
     g->built = false;
 }
 
-static void ecs__graph_free(ecs_world *w) {
+static void ecs__graph_fini(ecs_world *w) {
     ecs__graph *g = &w->graph;
     ecs__graph_reset(w);
     ecs__free(w, g->problems);
@@ -6132,20 +6242,20 @@ static void ecs__graph_free(ecs_world *w) {
    each stage, then count again to hand out the local indices. */
 static bool ecs__graph_place(ecs_world *w) {
     ecs__graph *g = &w->graph;
-    uint32_t n = w->system_count;
-    g->stage_count = w->stage_count;
-    g->stages = (ecs__stage_graph *)ecs__alloc(w, (size_t)w->stage_count * sizeof *g->stages);
-    if (g->stages) memset(g->stages, 0, (size_t)w->stage_count * sizeof *g->stages);
+    uint32_t n = w->sys.system_count;
+    g->stage_count = w->sys.stage_count;
+    g->stages = (ecs__stage_graph *)ecs__alloc(w, (size_t)w->sys.stage_count * sizeof *g->stages);
+    if (g->stages) memset(g->stages, 0, (size_t)w->sys.stage_count * sizeof *g->stages);
     g->order = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     g->reg = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     g->local = (uint32_t *)ecs__alloc(w, ((size_t)n + 1) * sizeof(uint32_t));
     if (!g->stages || !g->order || !g->reg || !g->local) { if (!g->stages) g->stage_count = 0; return false; }
-    for (uint32_t s = 0; s < n; s++) g->stages[w->systems[s].stage].count++;
-    for (uint32_t st = 1; st < w->stage_count; st++)
+    for (uint32_t s = 0; s < n; s++) g->stages[w->sys.systems[s].stage].count++;
+    for (uint32_t st = 1; st < w->sys.stage_count; st++)
         g->stages[st].first = g->stages[st - 1].first + g->stages[st - 1].count;
-    for (uint32_t st = 0; st < w->stage_count; st++) g->stages[st].count = 0;
+    for (uint32_t st = 0; st < w->sys.stage_count; st++) g->stages[st].count = 0;
     for (uint32_t s = 0; s < n; s++) {
-        ecs__stage_graph *sg = &g->stages[w->systems[s].stage];
+        ecs__stage_graph *sg = &g->stages[w->sys.systems[s].stage];
         g->local[s] = sg->count++;
         g->order[sg->first + g->local[s]] = g->reg[sg->first + g->local[s]] = s;
     }
@@ -6155,7 +6265,7 @@ static bool ecs__graph_place(ecs_world *w) {
 /* System s's after/before/independent_of names as graph edges; a name no
    system has is an UNKNOWN_SYSTEM problem. */
 static bool ecs__graph_declare(ecs_world *w, uint32_t s) {
-    const ecs__system *sys = &w->systems[s];
+    const ecs__system *sys = &w->sys.systems[s];
     for (int l = 0; l < ECS__DEP_LISTS; l++)
         for (int i = 0; i < ECS_MAX_DEPS && sys->deps[l][i]; i++) {
             ecs_system t = ecs__system_find(w, sys->deps[l][i]);
@@ -6175,13 +6285,13 @@ static bool ecs__graph_declare(ecs_world *w, uint32_t s) {
    declared edges, declared edges against stage order, then each stage. */
 static bool ecs__graph_make(ecs_world *w) {
     if (!ecs__graph_place(w)) return false;
-    for (uint32_t s = 0; s < w->system_count; s++)
+    for (uint32_t s = 0; s < w->sys.system_count; s++)
         if (!ecs__system_problems(w, s) || !ecs__graph_declare(w, s)) return false;
     if (!ecs__stage_order_problems(w)) return false;
-    uint32_t *compact = (uint32_t *)ecs__alloc(w, ((size_t)w->id_count + 1) * sizeof(uint32_t));
+    uint32_t *compact = (uint32_t *)ecs__alloc(w, ((size_t)w->reg.id_count + 1) * sizeof(uint32_t));
     bool ok = compact != NULL;
-    for (uint32_t i = 0; ok && i <= w->id_count; i++) compact[i] = ECS__NONE;
-    for (uint32_t st = 0; ok && st < w->stage_count; st++) ok = ecs__stage_build(w, st, compact);
+    for (uint32_t i = 0; ok && i <= w->reg.id_count; i++) compact[i] = ECS__NONE;
+    for (uint32_t st = 0; ok && st < w->sys.stage_count; st++) ok = ecs__stage_build(w, st, compact);
     ecs__free(w, compact);
     return ok;
 }
@@ -6204,7 +6314,7 @@ static ecs_result ecs__graph_build(ecs_world *w) {
     for (uint32_t i = 0; i < g->note_count; i++) g->notes[i].message = g->text + g->note_fix[3 * i];
     uint32_t problems = g->problem_count + g->omitted;
     if (!problems) {   /* runnable: each stage's topological order as system indices */
-        g->run = (uint32_t *)ecs__alloc(w, ((size_t)w->system_count + 1) * sizeof(uint32_t));
+        g->run = (uint32_t *)ecs__alloc(w, ((size_t)w->sys.system_count + 1) * sizeof(uint32_t));
         if (!g->run) {
             ecs__graph_reset(w);
             return ECS__OOM(w, "ecs_validate");
@@ -6241,8 +6351,8 @@ ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out) {
 }
 
 ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b) {
-    if (!w || w->phase != ECS__IDLE || a == b || !a || !b || a > w->system_count || b > w->system_count) return false;
-    const ecs__system *sa = &w->systems[a - 1], *sb = &w->systems[b - 1];
+    if (!w || w->sched.phase != ECS__IDLE || a == b || !a || !b || a > w->sys.system_count || b > w->sys.system_count) return false;
+    const ecs__system *sa = &w->sys.systems[a - 1], *sb = &w->sys.systems[b - 1];
     if (sa->stage != sb->stage) return sa->stage < sb->stage;
     if (ecs__graph_build(w) == ECS_ERR_NOMEM) return false;
     const ecs__graph *g = &w->graph;
@@ -6279,14 +6389,14 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
     fprintf(out, "digraph ecs {\n  rankdir=LR;\n  compound=true;\n"
                  "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n"
                  "  edge [fontname=\"Helvetica\", fontsize=10];\n");
-    for (uint32_t st = 0; st < w->stage_count; st++) {
+    for (uint32_t st = 0; st < w->sys.stage_count; st++) {
         if (!g->stages[st].count) continue;   /* an empty stage would be an empty box */
         fprintf(out, "  subgraph cluster_stage%u {\n    label=", (unsigned)st);
-        ecs__dot_string(out, w->stages[st]);
+        ecs__dot_string(out, w->sys.stages[st]);
         fprintf(out, ";\n    style=rounded;\n    color=gray60;\n");
         for (uint32_t k = 0; k < g->stages[st].count; k++) {
             uint32_t s = g->reg[g->stages[st].first + k];
-            const ecs__system *sys = &w->systems[s];
+            const ecs__system *sys = &w->sys.systems[s];
             fprintf(out, "    s%u [label=<", (unsigned)(s + 1));
             ecs__dot_html(out, sys->name);
             if (sys->flags & ECS_SYSTEM_EXCLUSIVE) fputs("<BR/><FONT POINT-SIZE=\"9\">exclusive</FONT>", out);
@@ -6301,7 +6411,7 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
         fprintf(out, "  }\n");
     }
     /* stage order: one edge from each non-empty stage's box to the next's */
-    for (uint32_t st = 0, prev = ECS__NONE; st < w->stage_count; st++) {
+    for (uint32_t st = 0, prev = ECS__NONE; st < w->sys.stage_count; st++) {
         if (!g->stages[st].count) continue;
         if (prev != ECS__NONE)
             fprintf(out, "  s%u -> s%u [ltail=cluster_stage%u, lhead=cluster_stage%u, style=bold, "
@@ -6323,7 +6433,7 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
         if (p->kind != ECS_PROBLEM_RACE) continue;
         fprintf(out, "  s%u -> s%u [style=dotted, color=red, dir=none, constraint=false, label=",
                 (unsigned)p->a, (unsigned)p->b);
-        ecs__dot_string(out, p->id ? w->ids[p->id].name : "exclusive");
+        ecs__dot_string(out, p->id ? w->reg.ids[p->id].name : "exclusive");
         fprintf(out, ", fontcolor=red];\n");
     }
     fprintf(out, "}\n");
@@ -6362,9 +6472,9 @@ static bool ecs__on_main(const ecs__system *s) {
    finished ones recorded: the state of a frame stopped at that point. */
 static void ecs__frame_fail(ecs_world *w, ecs_result r) {
 #if ECS__THREADS
-    ecs__cas_sc(&w->failed, 0, (int)r);
+    ecs__cas_sc(&w->sched.failed, 0, (int)r);
 #else
-    if (!w->failed) w->failed = (int)r;
+    if (!w->sched.failed) w->sched.failed = (int)r;
 #endif
 }
 
@@ -6416,14 +6526,14 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
         s->buf_count = chunks;
     }
     s->runs++;
-    s->last_frame = w->frame + 1;   /* 0: never ran */
+    s->last_frame = w->sched.frame + 1;   /* 0: never ran */
     return true;
 }
 
 /* Whether s may start: false once the frame stopped, or when there is
    nothing to do. */
 ECS__HOT bool ecs__may_start(ecs_world *w, ecs__system *s) {
-    if (ecs__load(&w->failed)) { s->chunks = 0; return false; }
+    if (ecs__load(&w->sched.failed)) { s->chunks = 0; return false; }
     return ecs__prepare(w, s);
 }
 
@@ -6447,14 +6557,14 @@ ECS__COLD void ecs__call_checked(ecs_world *w, const ecs__system *s, ecs_iter *i
         check[i] = it->priv.fields[i] && !(ecs__term_how(t) & ECS__TW);
         if (ecs__declared(s, t->id) & ECS__WRITES) check[i] = false;
         if (!check[i]) continue;
-        bytes[i] = (size_t)it->count * w->ids[t->id].size;
+        bytes[i] = (size_t)it->count * w->reg.ids[t->id].size;
         before[i] = ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]);
     }
     s->fn(it);
     for (int i = 0; i < s->term_count; i++)
         if (check[i] && ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]) != before[i]) {
             ecs__refuse(w, "check_reads: system \"%s\" wrote to \"%s\" through a READ field (term %d); "
-                        "declare the term ECS_WRITE", s->name, w->ids[s->terms[i].id].name, i);
+                        "declare the term ECS_WRITE", s->name, w->reg.ids[s->terms[i].id].name, i);
             break;
         }
 }
@@ -6478,11 +6588,11 @@ ECS__HOT void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__
     if (s->flags & ECS_SYSTEM_EXCLUSIVE) {   /* its own immediate changes must not move these rows */
         ecs__table *held = m->table;
         held->lock++;
-        w->excl_table = held->index;
-        w->excl_system = (uint32_t)(s - w->systems);
+        w->sched.excl_table = held->index;
+        w->sched.excl_system = (uint32_t)(s - w->sys.systems);
         s->fn(it);
         held->lock--;
-        w->excl_table = ECS__NONE;
+        w->sched.excl_table = ECS__NONE;
         return;
     }
     if (w->check_reads) ecs__call_checked(w, s, it);
@@ -6493,11 +6603,11 @@ static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_
                            uint64_t start, uint64_t end) {
     if (tc->event_count == tc->event_cap &&
         !ECS__RESERVE(w, tc->events, tc->event_cap, (size_t)tc->event_count + 1)) {
-        (void)ecs__add_fetch(&w->trace_lost, 1);
+        (void)ecs__add_fetch(&w->trace.trace_lost, 1);
         return;
     }
     ecs__event *e = &tc->events[tc->event_count++];
-    e->system = system; e->chunk = chunk; e->start = start; e->end = end; e->frame = w->frame;
+    e->system = system; e->chunk = chunk; e->start = start; e->end = end; e->frame = w->sched.frame;
 }
 
 /* A system's iterator before its first batch: every field set (this runs
@@ -6508,7 +6618,7 @@ ECS__HOT void ecs__iter_start(ecs_world *w, const ecs__tctx *tc, const ecs__syst
     it->system = si + 1;
     it->count = 0;
     it->entities = NULL;
-    it->dt = w->dt;
+    it->dt = w->sched.dt;
     it->ctx = s->ctx;
     it->commands = &s->bufs[chunk == ECS__NONE ? 0 : chunk];
     it->thread = tc->index;
@@ -6525,10 +6635,10 @@ ECS__HOT void ecs__iter_start(ecs_world *w, const ecs__tctx *tc, const ecs__syst
    timing, t0 is its start (0: read the clock), and it returns its end: thread
    0 running a stage inline reads the clock once per system, not twice. */
 ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t chunk, uint64_t t0) {
-    ecs__system *s = &w->systems[si];
+    ecs__system *s = &w->sys.systems[si];
     ecs_iter it;
     ecs__iter_start(w, tc, s, si, chunk, &it);
-    if (w->timing && !t0) t0 = ecs__now_ns();
+    if (w->stats.timing && !t0) t0 = ecs__now_ns();
     tc->current = si + 1;
     if (!s->query) {
         s->fn(&it);
@@ -6551,10 +6661,10 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
 #if ECS_CHECK_ACCESS
     tc->batch_table = NULL;
 #endif
-    if (!w->timing) return 0;
+    if (!w->stats.timing) return 0;
     uint64_t t1 = ecs__now_ns();
     (void)ecs__add_fetch(&s->work_ns, t1 - t0);
-    if (w->tracing) ecs__trace_add(w, tc, si, chunk, t0, t1);
+    if (w->trace.tracing) ecs__trace_add(w, tc, si, chunk, t0, t1);
     return t1;
 }
 
@@ -6564,7 +6674,7 @@ ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
     for (uint32_t b = 0; b < chunks; b++)
         if (s->bufs[b].count) {
             s->ran = true;
-            (void)ecs__add_fetch(&w->due, 1);
+            (void)ecs__add_fetch(&w->sched.due, 1);
             return;
         }
 }
@@ -6574,11 +6684,11 @@ ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
 #if ECS__THREADS
 static void ecs__qlock(ecs_world *w) {
 #  ifdef ECS_VALGRIND
-    ecs__mtx_lock(&w->qmtx);
+    ecs__mtx_lock(&w->sched.qmtx);
 #  else
     /* short sections: spin, but yield if the holder seems to have lost its core */
-    for (uint32_t i = 1; ecs__xchg_acquire(&w->qlock, 1); i++)
-        while (ecs__load_relaxed(&w->qlock)) {
+    for (uint32_t i = 1; ecs__xchg_acquire(&w->sched.qlock, 1); i++)
+        while (ecs__load_relaxed(&w->sched.qlock)) {
             if (!(i++ & 63)) ecs__yield();
             ECS__PAUSE();
         }
@@ -6587,9 +6697,9 @@ static void ecs__qlock(ecs_world *w) {
 
 static void ecs__qunlock(ecs_world *w) {
 #  ifdef ECS_VALGRIND
-    ecs__mtx_unlock(&w->qmtx);
+    ecs__mtx_unlock(&w->sched.qmtx);
 #  else
-    ecs__store(&w->qlock, 0);
+    ecs__store(&w->sched.qlock, 0);
 #  endif
 }
 
@@ -6597,12 +6707,12 @@ static void ecs__qunlock(ecs_world *w) {
    pushed), and thread 0 if it sleeps waiting for a task. The seq_cst loads
    pair with the sleepers' checks. */
 static void ecs__wake(ecs_world *w, bool shared) {
-    bool workers = shared && ecs__load_sc(&w->sleepers) != 0, main = ecs__load_sc(&w->main_sleeping) != 0;
+    bool workers = shared && ecs__load_sc(&w->sched.sleepers) != 0, main = ecs__load_sc(&w->sched.main_sleeping) != 0;
     if (!workers && !main) return;
-    ecs__mtx_lock(&w->park_lock);
-    if (workers) ecs__cnd_broadcast(&w->park);
-    if (main) ecs__cnd_broadcast(&w->main_park);
-    ecs__mtx_unlock(&w->park_lock);
+    ecs__mtx_lock(&w->sched.park_lock);
+    if (workers) ecs__cnd_broadcast(&w->sched.park);
+    if (main) ecs__cnd_broadcast(&w->sched.main_park);
+    ecs__mtx_unlock(&w->sched.park_lock);
 }
 
 static void ecs__heap_add(ecs_world *w, uint32_t si);
@@ -6613,7 +6723,7 @@ static bool ecs__push_ready(ecs_world *w, uint32_t si) {
     ecs__qlock(w);
     ecs__heap_add(w, si);
     ecs__qunlock(w);
-    return !ecs__on_main(&w->systems[si]);
+    return !ecs__on_main(&w->sys.systems[si]);
 }
 
 static bool ecs__has_partners(const ecs_world *w, uint32_t si);
@@ -6622,29 +6732,29 @@ static bool ecs__unpark(ecs_world *w, uint32_t si);
 /* A finished system releases its successors; those with nothing to do finish
    at once, through a worklist rather than recursion. */
 static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
-    const ecs__stage_graph *sg = w->stage_run;
+    const ecs__stage_graph *sg = w->sched.stage_run;
     const uint32_t *order = w->graph.order + sg->first;
     uint32_t n = 0;
     bool pushed = false, shared = false;
     tc->work[n++] = si;
     while (n) {
         uint32_t v = tc->work[--n], local = w->graph.local[v];
-        ecs__finished(w, &w->systems[v], w->systems[v].chunks);
-        if (w->systems[v].active && ecs__unpark(w, v)) { pushed = true; shared = true; }
+        ecs__finished(w, &w->sys.systems[v], w->sys.systems[v].chunks);
+        if (w->sys.systems[v].active && ecs__unpark(w, v)) { pushed = true; shared = true; }
         for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
             uint32_t u = order[sg->succ[e]];
-            ecs__system *su = &w->systems[u];
+            ecs__system *su = &w->sys.systems[u];
             ECS__HAPPENS_BEFORE(&su->pending);
             if (ecs__sub_fetch(&su->pending, 1)) continue;
             ECS__HAPPENS_AFTER(&su->pending);
             if (ecs__may_start(w, su)) { shared |= ecs__push_ready(w, u); pushed = true; }
             else tc->work[n++] = u;
         }
-        ECS__HAPPENS_BEFORE(&w->remaining);
-        if (ecs__sub_fetch_sc(&w->remaining, 1) == 0 && ecs__load_sc(&w->main_sleeping)) {
-            ecs__mtx_lock(&w->park_lock);   /* the stage's last system: thread 0 may sleep */
-            ecs__cnd_broadcast(&w->main_park);
-            ecs__mtx_unlock(&w->park_lock);
+        ECS__HAPPENS_BEFORE(&w->sched.remaining);
+        if (ecs__sub_fetch_sc(&w->sched.remaining, 1) == 0 && ecs__load_sc(&w->sched.main_sleeping)) {
+            ecs__mtx_lock(&w->sched.park_lock);   /* the stage's last system: thread 0 may sleep */
+            ecs__cnd_broadcast(&w->sched.main_park);
+            ecs__mtx_unlock(&w->sched.park_lock);
         }
     }
     if (pushed) ecs__wake(w, shared);
@@ -6654,18 +6764,18 @@ typedef struct ecs__task { uint32_t system, chunk; } ecs__task;
 
 /* ---- independent_of partners that conflict: any order, never at once ---- */
 static bool ecs__has_partners(const ecs_world *w, uint32_t si) {
-    const ecs__stage_graph *sg = w->stage_run;
+    const ecs__stage_graph *sg = w->sched.stage_run;
     uint32_t local = w->graph.local[si];
     return sg->excl_at && sg->excl_at[local] != sg->excl_at[local + 1];
 }
 
 /* Under the queue lock: whether a partner of si has started and not finished. */
 static bool ecs__blocked(const ecs_world *w, uint32_t si) {
-    const ecs__stage_graph *sg = w->stage_run;
+    const ecs__stage_graph *sg = w->sched.stage_run;
     const uint32_t *order = w->graph.order + sg->first;
     uint32_t local = w->graph.local[si];
     for (uint32_t e = sg->excl_at[local]; e < sg->excl_at[local + 1]; e++)
-        if (w->systems[order[sg->excl[e]]].active) return true;
+        if (w->sys.systems[order[sg->excl[e]]].active) return true;
     return false;
 }
 
@@ -6673,18 +6783,18 @@ static bool ecs__blocked(const ecs_world *w, uint32_t si) {
    partner runs (true), else marks it running. */
 static bool ecs__park(ecs_world *w, uint32_t si) {
     if (!ecs__has_partners(w, si)) return false;
-    if (ecs__blocked(w, si)) { w->parked[w->parked_count++] = si; return true; }
-    w->systems[si].active = true;
+    if (ecs__blocked(w, si)) { w->sched.parked[w->sched.parked_count++] = si; return true; }
+    w->sys.systems[si].active = true;
     return false;
 }
 
 static void ecs__heap_add(ecs_world *w, uint32_t si) {   /* under the queue lock */
-    if (ecs__on_main(&w->systems[si])) {
-        ecs__heap_push(w->main_ready, &w->main_count, si, w->ranks);
-        (void)ecs__add_fetch_sc(&w->main_queued, 1);
+    if (ecs__on_main(&w->sys.systems[si])) {
+        ecs__heap_push(w->sched.main_ready, &w->sched.main_count, si, w->sched.ranks);
+        (void)ecs__add_fetch_sc(&w->sched.main_queued, 1);
     } else {
-        ecs__heap_push(w->ready, &w->ready_count, si, w->ranks);
-        (void)ecs__add_fetch_sc(&w->queued, 1);
+        ecs__heap_push(w->sched.ready, &w->sched.ready_count, si, w->sched.ranks);
+        (void)ecs__add_fetch_sc(&w->sched.queued, 1);
     }
 }
 
@@ -6693,11 +6803,11 @@ static void ecs__heap_add(ecs_world *w, uint32_t si) {   /* under the queue lock
 static bool ecs__unpark(ecs_world *w, uint32_t si) {
     bool any = false;
     ecs__qlock(w);
-    w->systems[si].active = false;
-    for (uint32_t i = 0; i < w->parked_count;) {
-        uint32_t p = w->parked[i];
+    w->sys.systems[si].active = false;
+    for (uint32_t i = 0; i < w->sched.parked_count;) {
+        uint32_t p = w->sched.parked[i];
         if (ecs__blocked(w, p)) { i++; continue; }
-        w->parked[i] = w->parked[--w->parked_count];
+        w->sched.parked[i] = w->sched.parked[--w->sched.parked_count];
         ecs__heap_add(w, p);
         any = true;
     }
@@ -6709,43 +6819,43 @@ static bool ecs__unpark(ecs_world *w, uint32_t si) {
    before it lets go of the lock, so an exclusive system that holds the
    queue can wait for the busy count to drain. */
 static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
-    if (!ecs__load_sc(&w->queued) && (thread || !ecs__load_sc(&w->main_queued))) return false;
+    if (!ecs__load_sc(&w->sched.queued) && (thread || !ecs__load_sc(&w->sched.main_queued))) return false;
     bool got = false;
     ecs__qlock(w);
     for (;;) {
-        if (thread == 0 && w->main_count) {
-            t->system = ecs__heap_pop(w->main_ready, &w->main_count, w->ranks);
+        if (thread == 0 && w->sched.main_count) {
+            t->system = ecs__heap_pop(w->sched.main_ready, &w->sched.main_count, w->sched.ranks);
             t->chunk = ECS__NONE;
-            (void)ecs__sub_fetch(&w->main_queued, 1);
+            (void)ecs__sub_fetch(&w->sched.main_queued, 1);
             if (ecs__park(w, t->system)) continue;
             got = true;
-        } else if (w->ready_count && !(thread && ecs__load_relaxed(&w->hold))) {
-            ecs__system *s = &w->systems[w->ready[0]];
-            t->system = w->ready[0];
+        } else if (w->sched.ready_count && !(thread && ecs__load_relaxed(&w->sched.hold))) {
+            ecs__system *s = &w->sys.systems[w->sched.ready[0]];
+            t->system = w->sched.ready[0];
             if (s->next_chunk == 0 && ecs__has_partners(w, t->system) && ecs__blocked(w, t->system)) {
-                ecs__heap_pop(w->ready, &w->ready_count, w->ranks);
-                (void)ecs__sub_fetch(&w->queued, 1);   /* queued counts heap entries */
-                w->parked[w->parked_count++] = t->system;
+                ecs__heap_pop(w->sched.ready, &w->sched.ready_count, w->sched.ranks);
+                (void)ecs__sub_fetch(&w->sched.queued, 1);   /* queued counts heap entries */
+                w->sched.parked[w->sched.parked_count++] = t->system;
                 continue;
             }
             if (s->next_chunk == 0 && ecs__has_partners(w, t->system)) s->active = true;
             t->chunk = s->chunk_size > 0 ? s->next_chunk++ : ECS__NONE;
             if (t->chunk == ECS__NONE || s->next_chunk == s->chunks) {   /* its last chunk */
-                ecs__heap_pop(w->ready, &w->ready_count, w->ranks);
-                (void)ecs__sub_fetch(&w->queued, 1);
+                ecs__heap_pop(w->sched.ready, &w->sched.ready_count, w->sched.ranks);
+                (void)ecs__sub_fetch(&w->sched.queued, 1);
             }
             got = true;
         }
         break;
     }
-    if (got && thread) (void)ecs__add_fetch(&w->busy, 1);
+    if (got && thread) (void)ecs__add_fetch(&w->sched.busy, 1);
     ecs__qunlock(w);
     return got;
 }
 
 static void ecs__task_done(ecs_world *w, ecs__tctx *tc, const ecs__task *t) {
     if (t->chunk != ECS__NONE) {
-        ecs__system *s = &w->systems[t->system];
+        ecs__system *s = &w->sys.systems[t->system];
         uint32_t chunks = s->chunks;   /* read first: once the last chunk is done, the next frame may reset it */
         ECS__HAPPENS_BEFORE(&s->done_chunks);
         if (ecs__add_fetch(&s->done_chunks, 1) != chunks) return;
@@ -6764,26 +6874,26 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg);
    it leaves open is ended for it (the defer buffer is the world's: ordinary
    systems must never see defer mode), and stops the frame. */
 static void ecs__exclusive(ecs_world *w, uint32_t si) {
-    w->phase = ECS__SYNC;
-    ecs_result r = ecs__sync(w, w->stage_run);   /* systems finished so far */
+    w->sched.phase = ECS__SYNC;
+    ecs_result r = ecs__sync(w, w->sched.stage_run);   /* systems finished so far */
     if (r) {
-        if (r != ECS_ERR_NOMEM) ecs__msg_set(w, &w->fail_msg, "%s", ecs__msg_text(&w->error));
+        if (r != ECS_ERR_NOMEM) ecs__msg_set(w, &w->sched.fail_msg, "%s", ecs__msg_text(&w->error));
         ecs__frame_fail(w, r);
-        w->systems[si].chunks = 0;
+        w->sys.systems[si].chunks = 0;
     } else {
-        (void)ecs__run(w, &w->tctx[0], si, ECS__NONE, 0);
-        if (w->defer_depth) {
-            w->deferring -= w->defer_depth;
-            w->defer_depth = 0;
-            ecs_result applied = ecs__commands_apply(w, w->defer);
-            ecs__msg_set(w, &w->fail_msg, "ecs_progress: exclusive system \"%s\" returned inside a "
+        (void)ecs__run(w, &w->sched.tctx[0], si, ECS__NONE, 0);
+        if (w->cmd.defer_depth) {
+            w->deferring -= w->cmd.defer_depth;
+            w->cmd.defer_depth = 0;
+            ecs_result applied = ecs__commands_apply(w, w->cmd.defer);
+            ecs__msg_set(w, &w->sched.fail_msg, "ecs_progress: exclusive system \"%s\" returned inside a "
                          "defer block (ecs_defer_begin without ecs_defer_end); it was ended for it%s",
-                         w->systems[si].name, applied ? ", but its commands could not all be applied "
+                         w->sys.systems[si].name, applied ? ", but its commands could not all be applied "
                          "(ecs_defer_end applies the rest)" : "");
             ecs__frame_fail(w, ECS_ERR_BUSY);
         }
     }
-    w->phase = ECS__SYSTEMS;
+    w->sched.phase = ECS__SYSTEMS;
 }
 
 #if ECS__THREADS
@@ -6795,15 +6905,15 @@ static int ecs__worker_main(void *arg) {
         if (ecs__take(w, tc->index, &t)) {
             (void)ecs__run(w, tc, t.system, t.chunk, 0);
             ecs__task_done(w, tc, &t);
-            ECS__HAPPENS_BEFORE(&w->busy);
-            (void)ecs__sub_fetch(&w->busy, 1);
+            ECS__HAPPENS_BEFORE(&w->sched.busy);
+            (void)ecs__sub_fetch(&w->sched.busy, 1);
             continue;
         }
         /* nothing to take: spin about as long as a wake-up costs, then sleep */
         uint64_t deadline = 0;
         bool again = false;
         for (uint32_t i = 1;; i++) {
-            if (ecs__load_relaxed(&w->queued) && !ecs__load_relaxed(&w->hold)) { again = true; break; }
+            if (ecs__load_relaxed(&w->sched.queued) && !ecs__load_relaxed(&w->sched.hold)) { again = true; break; }
             if (!(i & 1023)) ecs__yield();   /* spinning is for hand-offs, not for hogging a core */
             if (!(i & 63)) {
                 uint64_t now = ecs__now_ns();
@@ -6813,13 +6923,13 @@ static int ecs__worker_main(void *arg) {
             ECS__PAUSE();
         }
         if (again) continue;
-        ecs__mtx_lock(&w->park_lock);
-        (void)ecs__add_fetch_sc(&w->sleepers, 1);
-        while (!w->quit && (!ecs__load_sc(&w->queued) || ecs__load(&w->hold)))
-            ecs__cnd_wait(&w->park, &w->park_lock);
-        (void)ecs__sub_fetch_sc(&w->sleepers, 1);
-        bool quit = w->quit;
-        ecs__mtx_unlock(&w->park_lock);
+        ecs__mtx_lock(&w->sched.park_lock);
+        (void)ecs__add_fetch_sc(&w->sched.sleepers, 1);
+        while (!w->sched.quit && (!ecs__load_sc(&w->sched.queued) || ecs__load(&w->sched.hold)))
+            ecs__cnd_wait(&w->sched.park, &w->sched.park_lock);
+        (void)ecs__sub_fetch_sc(&w->sched.sleepers, 1);
+        bool quit = w->sched.quit;
+        ecs__mtx_unlock(&w->sched.park_lock);
         if (quit) return 0;
     }
 }
@@ -6831,8 +6941,8 @@ static int ecs__worker_main(void *arg) {
 static void ecs__main_wait(ecs_world *w) {
     uint64_t deadline = 0;
     for (uint32_t i = 1;; i++) {
-        if (ecs__load_relaxed(&w->queued) || ecs__load_relaxed(&w->main_queued) ||
-            !ecs__load_relaxed(&w->remaining))
+        if (ecs__load_relaxed(&w->sched.queued) || ecs__load_relaxed(&w->sched.main_queued) ||
+            !ecs__load_relaxed(&w->sched.remaining))
             return;
         if (!(i & 1023)) ecs__yield();
         if (!(i & 63)) {
@@ -6842,12 +6952,12 @@ static void ecs__main_wait(ecs_world *w) {
         }
         ECS__PAUSE();
     }
-    ecs__mtx_lock(&w->park_lock);
-    ecs__store_sc(&w->main_sleeping, 1);
-    while (!ecs__load_sc(&w->queued) && !ecs__load_sc(&w->main_queued) && ecs__load_sc(&w->remaining))
-        ecs__cnd_wait(&w->main_park, &w->park_lock);
-    ecs__store_sc(&w->main_sleeping, 0);
-    ecs__mtx_unlock(&w->park_lock);
+    ecs__mtx_lock(&w->sched.park_lock);
+    ecs__store_sc(&w->sched.main_sleeping, 1);
+    while (!ecs__load_sc(&w->sched.queued) && !ecs__load_sc(&w->sched.main_queued) && ecs__load_sc(&w->sched.remaining))
+        ecs__cnd_wait(&w->sched.main_park, &w->sched.park_lock);
+    ecs__store_sc(&w->sched.main_sleeping, 0);
+    ecs__mtx_unlock(&w->sched.park_lock);
 }
 #endif
 
@@ -6858,11 +6968,11 @@ static void ecs__main_wait(ecs_world *w) {
    system's cost). A non-exclusive system cannot change structure, so
    its matches stay put while it runs. */
 ECS__HOT void ecs__run_plain(ecs_world *w, ecs__tctx *tc, uint32_t si, const ecs__match *m) {
-    ecs__system *s = &w->systems[si];
+    ecs__system *s = &w->sys.systems[si];
     const ecs__match *end = s->query->matches + s->query->match_count;
     s->chunks = 1;
     s->runs++;
-    s->last_frame = w->frame + 1;
+    s->last_frame = w->sched.frame + 1;
     ecs_iter it;
     ecs__iter_start(w, tc, s, si, ECS__NONE, &it);
     tc->current = si + 1;
@@ -6878,22 +6988,22 @@ ECS__HOT void ecs__run_plain(ecs_world *w, ecs__tctx *tc, uint32_t si, const ecs
 /* Aligned: a tiny frame's time is this loop's, and should not depend on
    where the rest of the program's code happens to land. */
 ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
-    ecs__tctx *tc = &w->tctx[0];
+    ecs__tctx *tc = &w->sched.tctx[0];
     const uint32_t *run = w->graph.run + sg->first;
-    uint64_t t = w->timing ? ecs__now_ns() : 0;   /* timing: the previous system's end */
-    const bool lean = !w->timing;
+    uint64_t t = w->stats.timing ? ecs__now_ns() : 0;   /* timing: the previous system's end */
+    const bool lean = !w->stats.timing;
     for (uint32_t k = 0; k < sg->count; k++) {
         uint32_t si = run[k];
-        ecs__system *s = &w->systems[si];
+        ecs__system *s = &w->sys.systems[si];
         if (s->plain & lean) {
             const ecs_query *q = s->query;
             const uint32_t i = ecs__first_rows(q);
             if (i == q->match_count) { s->chunks = 0; continue; }   /* nothing to do */
-            if (ecs__load(&w->failed)) { s->chunks = 0; break; }   /* the frame stopped */
+            if (ecs__load(&w->sched.failed)) { s->chunks = 0; break; }   /* the frame stopped */
             if (s->buf_count) { ecs__run_plain(w, tc, si, &q->matches[i]); continue; }
         }   /* else its first run, which makes its buffer */
         if (!ecs__may_start(w, s)) {
-            if (ecs__load(&w->failed)) break;   /* the frame stopped */
+            if (ecs__load(&w->sched.failed)) break;   /* the frame stopped */
             continue;
         }
         if (s->flags & ECS_SYSTEM_EXCLUSIVE) {
@@ -6914,44 +7024,44 @@ ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
    system refuses a thread, frames run on the threads that did start (the
    results are the same on any number). */
 static void ecs__workers_start(ecs_world *w) {
-    w->workers_tried = true;
+    w->sched.workers_tried = true;
     for (int i = 1; i < w->threads; i++) {
-        ecs__tctx *tc = &w->tctx[i];
+        ecs__tctx *tc = &w->sched.tctx[i];
         tc->start.fn = ecs__worker_main;
         tc->start.arg = tc;
         if (!ecs__thrd_create(&tc->id, &tc->start)) break;
-        w->workers = i;
+        w->sched.workers = i;
     }
 }
 
 static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
     const uint32_t *order = w->graph.order + sg->first;
-    if (!w->workers_tried) ecs__workers_start(w);
-    ecs__tctx *tc = &w->tctx[0];   /* both heaps are empty: every system of a stage is taken */
-    ecs__store(&w->hold, 0);
-    ecs__store(&w->remaining, (int32_t)sg->count);
-    for (uint32_t k = 0; k < sg->count; k++) ecs__store(&w->systems[order[k]].pending, (int32_t)sg->preds[k]);
+    if (!w->sched.workers_tried) ecs__workers_start(w);
+    ecs__tctx *tc = &w->sched.tctx[0];   /* both heaps are empty: every system of a stage is taken */
+    ecs__store(&w->sched.hold, 0);
+    ecs__store(&w->sched.remaining, (int32_t)sg->count);
+    for (uint32_t k = 0; k < sg->count; k++) ecs__store(&w->sys.systems[order[k]].pending, (int32_t)sg->preds[k]);
     bool shared = false;
     for (uint32_t k = 0; k < sg->count; k++) {
         if (sg->preds[k]) continue;
-        if (ecs__may_start(w, &w->systems[order[k]])) shared |= ecs__push_ready(w, order[k]);
+        if (ecs__may_start(w, &w->sys.systems[order[k]])) shared |= ecs__push_ready(w, order[k]);
         else ecs__complete(w, tc, order[k]);
     }
     if (shared) ecs__wake(w, true);
     for (;;) {
         ecs__task t;
         if (ecs__take(w, 0, &t)) {
-            if (w->systems[t.system].flags & ECS_SYSTEM_EXCLUSIVE) {
+            if (w->sys.systems[t.system].flags & ECS_SYSTEM_EXCLUSIVE) {
                 ecs__qlock(w);   /* hold the queue and let running tasks drain */
-                ecs__store(&w->hold, 1);
+                ecs__store(&w->sched.hold, 1);
                 ecs__qunlock(w);
-                for (uint32_t i = 1; ecs__load(&w->busy); i++) {
+                for (uint32_t i = 1; ecs__load(&w->sched.busy); i++) {
                     if (!(i & 255)) ecs__yield();
                     ECS__PAUSE();
                 }
-                ECS__HAPPENS_AFTER(&w->busy);
+                ECS__HAPPENS_AFTER(&w->sched.busy);
                 ecs__exclusive(w, t.system);
-                ecs__store(&w->hold, 0);
+                ecs__store(&w->sched.hold, 0);
                 ecs__complete(w, tc, t.system);
                 ecs__wake(w, true);   /* released from the hold */
             } else {
@@ -6960,33 +7070,33 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
             }
             continue;
         }
-        if (!ecs__load(&w->remaining)) break;
+        if (!ecs__load(&w->sched.remaining)) break;
         ecs__main_wait(w);
     }
-    ECS__HAPPENS_AFTER(&w->remaining);
+    ECS__HAPPENS_AFTER(&w->sched.remaining);
 }
 #endif
 
 /* Applies the command buffers of the systems that ran, in registration and
    chunk order: the sync point. A failure keeps the rest for the next one. */
 static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
-    if (!ecs__load(&w->due)) return ECS_OK;   /* nothing recorded: the common frame */
-    uint64_t t0 = w->timing ? ecs__now_ns() : 0;
+    if (!ecs__load(&w->sched.due)) return ECS_OK;   /* nothing recorded: the common frame */
+    uint64_t t0 = w->stats.timing ? ecs__now_ns() : 0;
     const uint32_t *order = w->graph.reg + sg->first;
     ecs_result r = ECS_OK;
     bool applied = false;
     for (uint32_t k = 0; k < sg->count && !r; k++) {
-        ecs__system *s = &w->systems[order[k]];
+        ecs__system *s = &w->sys.systems[order[k]];
         if (!s->ran) continue;
         for (uint32_t b = 0; b < s->buf_count && !r; b++)
             if (s->bufs[b].count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
-        if (!r) { s->ran = false; (void)ecs__sub_fetch(&w->due, 1); }
+        if (!r) { s->ran = false; (void)ecs__sub_fetch(&w->sched.due, 1); }
     }
-    if (w->timing && applied) {   /* stats and the simulation count sync points as work */
+    if (w->stats.timing && applied) {   /* stats and the simulation count sync points as work */
         uint64_t t1 = ecs__now_ns();
-        w->sync_ns += t1 - t0;
+        w->stats.sync_ns += t1 - t0;
         w->graph.stages[sg - w->graph.stages].sync_now += t1 - t0;
-        if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_SYNC, ECS__NONE, t0, t1);
+        if (w->trace.tracing) ecs__trace_add(w, &w->sched.tctx[0], ECS__EVENT_SYNC, ECS__NONE, t0, t1);
     }
     return r;
 }
@@ -7001,14 +7111,14 @@ static void ecs__ranks_update(ecs_world *w) {
         sg->est_ns = 0;
         for (uint32_t k = sg->count; k-- > 0;) {
             uint32_t local = sg->topo[k], si = order[local];
-            const ecs__system *s = &w->systems[si];
+            const ecs__system *s = &w->sys.systems[si];
             double d = s->avg_ns > 0 ? s->avg_ns : 1000.0, best = 0;
             sg->est_ns += s->avg_ns;
             uint32_t split = s->last_chunks < (uint32_t)w->threads ? s->last_chunks : (uint32_t)w->threads;
             if (s->chunk_size > 0 && split > 1) d /= split;   /* its chunks run side by side */
             for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++)
-                if (w->ranks[order[sg->succ[e]]] > best) best = w->ranks[order[sg->succ[e]]];
-            w->ranks[si] = d + best;
+                if (w->sched.ranks[order[sg->succ[e]]] > best) best = w->sched.ranks[order[sg->succ[e]]];
+            w->sched.ranks[si] = d + best;
         }
     }
 }
@@ -7016,28 +7126,28 @@ static void ecs__ranks_update(ecs_world *w) {
 /* Scheduler arrays sized to the registered systems (made on thread 0
    before any worker can look at them). */
 static bool ecs__sched_prepare(ecs_world *w) {
-    if (w->sched_builds == w->graph.builds && w->ranks) return true;
-    size_t n = w->system_count ? w->system_count : 1;
-    uint32_t *ready = (uint32_t *)ecs__realloc(w, w->ready, n * sizeof(uint32_t));
-    if (ready) w->ready = ready;
-    uint32_t *main_ready = (uint32_t *)ecs__realloc(w, w->main_ready, n * sizeof(uint32_t));
-    if (main_ready) w->main_ready = main_ready;
-    double *ranks = (double *)ecs__realloc(w, w->ranks, n * sizeof(double));
-    if (ranks) w->ranks = ranks;
-    uint32_t *parked = (uint32_t *)ecs__realloc(w, w->parked, n * sizeof(uint32_t));
-    if (parked) w->parked = parked;
+    if (w->sched.sched_builds == w->graph.builds && w->sched.ranks) return true;
+    size_t n = w->sys.system_count ? w->sys.system_count : 1;
+    uint32_t *ready = (uint32_t *)ecs__realloc(w, w->sched.ready, n * sizeof(uint32_t));
+    if (ready) w->sched.ready = ready;
+    uint32_t *main_ready = (uint32_t *)ecs__realloc(w, w->sched.main_ready, n * sizeof(uint32_t));
+    if (main_ready) w->sched.main_ready = main_ready;
+    double *ranks = (double *)ecs__realloc(w, w->sched.ranks, n * sizeof(double));
+    if (ranks) w->sched.ranks = ranks;
+    uint32_t *parked = (uint32_t *)ecs__realloc(w, w->sched.parked, n * sizeof(uint32_t));
+    if (parked) w->sched.parked = parked;
     if (!ready || !main_ready || !ranks || !parked) return false;
     for (int t = 0; t < w->threads; t++) {
-        uint32_t *work = (uint32_t *)ecs__realloc(w, w->tctx[t].work, n * sizeof(uint32_t));
+        uint32_t *work = (uint32_t *)ecs__realloc(w, w->sched.tctx[t].work, n * sizeof(uint32_t));
         if (!work) return false;
-        w->tctx[t].work = work;
+        w->sched.tctx[t].work = work;
     }
-    w->sched_builds = w->graph.builds;
-    w->measure = true;
-    for (uint32_t i = 0; i < w->system_count; i++) {
-        ECS__ATOMIC_VAR(&w->systems[i].done_chunks);
-        ECS__ATOMIC_VAR(&w->systems[i].pending);
-        ECS__ATOMIC_VAR(&w->systems[i].work_ns);
+    w->sched.sched_builds = w->graph.builds;
+    w->sched.measure = true;
+    for (uint32_t i = 0; i < w->sys.system_count; i++) {
+        ECS__ATOMIC_VAR(&w->sys.systems[i].done_chunks);
+        ECS__ATOMIC_VAR(&w->sys.systems[i].pending);
+        ECS__ATOMIC_VAR(&w->sys.systems[i].work_ns);
     }
     ecs__ranks_update(w);
     return true;
@@ -7047,11 +7157,11 @@ static bool ecs__sched_prepare(ecs_world *w) {
 static void ecs__stats_update(ecs_world *w, uint64_t wall) {
     const ecs__graph *g = &w->graph;
     double work = 0, critical = 0;
-    for (uint32_t si = 0; si < w->system_count; si++) {
-        ecs__system *s = &w->systems[si];
+    for (uint32_t si = 0; si < w->sys.system_count; si++) {
+        ecs__system *s = &w->sys.systems[si];
         uint64_t ns = ecs__load(&s->work_ns);
         ecs__store(&s->work_ns, 0);
-        if (s->last_frame != w->frame + 1) continue;   /* did not run this frame */
+        if (s->last_frame != w->sched.frame + 1) continue;   /* did not run this frame */
         s->last_ns = (double)ns;
         s->avg_ns = s->timed ? s->avg_ns + (s->last_ns - s->avg_ns) / 8 : s->last_ns;
         s->timed++;
@@ -7065,28 +7175,28 @@ static void ecs__stats_update(ecs_world *w, uint64_t wall) {
         sg->sync_ns = sg->sync_timed++ ? sg->sync_ns + (sync - sg->sync_ns) / 8 : sync;
         sg->sync_now = 0;
         for (uint32_t k = 0; k < sg->count; k++) {
-            double r = w->ranks[g->order[sg->first + k]];
+            double r = w->sched.ranks[g->order[sg->first + k]];
             if (r > best) best = r;
         }
         critical += best;
     }
-    w->frame_stats.wall_us = (double)wall / 1000;
-    w->frame_stats.work_us = work / 1000;
-    w->frame_stats.sync_us = (double)w->sync_ns / 1000;
-    w->frame_stats.sync_work_us = (double)w->sync_ns / 1000;   /* sync points run on thread 0 */
-    w->frame_stats.critical_path_us = critical / 1000;
-    w->frame_stats.parallelism = wall ? (work + (double)w->sync_ns) / (double)wall : 0;
-    w->frame_stats.timed_frame = w->frame;
-    w->sync_ns = 0;
+    w->stats.frame_stats.wall_us = (double)wall / 1000;
+    w->stats.frame_stats.work_us = work / 1000;
+    w->stats.frame_stats.sync_us = (double)w->stats.sync_ns / 1000;
+    w->stats.frame_stats.sync_work_us = (double)w->stats.sync_ns / 1000;   /* sync points run on thread 0 */
+    w->stats.frame_stats.critical_path_us = critical / 1000;
+    w->stats.frame_stats.parallelism = wall ? (work + (double)w->stats.sync_ns) / (double)wall : 0;
+    w->stats.frame_stats.timed_frame = w->sched.frame;
+    w->stats.sync_ns = 0;
 }
 
 ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     if (!w) return ECS_ERR_ARG;
-    if (w->phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: called while systems run");
-    if (w->defer_depth) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: not allowed in defer mode");
-    if (w->iter_locks)   /* sync points change structure: no loop may hold a table */
-        for (uint32_t i = 0; i < w->table_count; i++)
-            if (w->tables[i]->lock) return ecs__busy_iter(w, "ecs_progress", w->tables[i]);
+    if (w->sched.phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: called while systems run");
+    if (w->cmd.defer_depth) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: not allowed in defer mode");
+    if (w->qry.iter_locks)   /* sync points change structure: no loop may hold a table */
+        for (uint32_t i = 0; i < w->tab.table_count; i++)
+            if (w->tab.tables[i]->lock) return ecs__busy_iter(w, "ecs_progress", w->tab.tables[i]);
     ecs_result r = ecs__graph_build(w);
     if (r) return r;
     if (!ecs__sched_prepare(w)) return ECS__OOM(w, "ecs_progress");
@@ -7094,20 +7204,20 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     for (uint32_t st = 0; st < g->stage_count; st++)   /* leftovers of a failed sync point */
         if ((r = ecs__sync(w, &g->stages[st]))) return r;
 #if ECS__THREADS
-    w->tctx[0].id = ecs__thrd_self();
+    w->sched.tctx[0].id = ecs__thrd_self();
 #endif
-    w->dt = dt;
+    w->sched.dt = dt;
     uint64_t t0 = 0;
-    if (w->tracing || w->measure) w->timing = true;
-    else if (w->timing_interval) w->timing = w->frame % (uint64_t)w->timing_interval == 0;
-    else w->timing = w->frame % 8 == 0 && (t0 = ecs__now_ns()) - w->timed_at >= ECS_TIMING_MS * 1000000ull;
-    if (w->timing) w->timed_at = t0 = t0 ? t0 : ecs__now_ns();
-    ecs__store(&w->failed, 0);
-    for (uint32_t st = 0; st < g->stage_count && !r && !ecs__load(&w->failed); st++) {
+    if (w->trace.tracing || w->sched.measure) w->stats.timing = true;
+    else if (w->stats.timing_interval) w->stats.timing = w->sched.frame % (uint64_t)w->stats.timing_interval == 0;
+    else w->stats.timing = w->sched.frame % 8 == 0 && (t0 = ecs__now_ns()) - w->stats.timed_at >= ECS_TIMING_MS * 1000000ull;
+    if (w->stats.timing) w->stats.timed_at = t0 = t0 ? t0 : ecs__now_ns();
+    ecs__store(&w->sched.failed, 0);
+    for (uint32_t st = 0; st < g->stage_count && !r && !ecs__load(&w->sched.failed); st++) {
         const ecs__stage_graph *sg = &g->stages[st];
         if (!sg->count) continue;
-        w->stage_run = sg;
-        w->phase = ECS__SYSTEMS;
+        w->sched.stage_run = sg;
+        w->sched.phase = ECS__SYSTEMS;
 #if ECS__VZEROUPPER
         /* Thread 0 comes from the caller's code (or a sync point's hooks),
            which may leave the upper halves of the AVX registers in use;
@@ -7118,29 +7228,29 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
         if (w->vzeroupper) ecs__vzeroupper();
 #endif
 #if ECS__THREADS
-        if (w->threads > 1 && (sg->est_ns >= ECS_PARALLEL_MIN_NS || w->measure)) ecs__stage_parallel(w, sg);
+        if (w->threads > 1 && (sg->est_ns >= ECS_PARALLEL_MIN_NS || w->sched.measure)) ecs__stage_parallel(w, sg);
         else
 #endif
             ecs__stage_inline(w, sg);
-        w->phase = ECS__SYNC;
+        w->sched.phase = ECS__SYNC;
         r = ecs__sync(w, sg);
     }
-    w->phase = ECS__IDLE;
-    if (w->timing) {
+    w->sched.phase = ECS__IDLE;
+    if (w->stats.timing) {
         uint64_t t1 = ecs__now_ns();
-        if (w->tracing) ecs__trace_add(w, &w->tctx[0], ECS__EVENT_FRAME, ECS__NONE, t0, t1);
+        if (w->trace.tracing) ecs__trace_add(w, &w->sched.tctx[0], ECS__EVENT_FRAME, ECS__NONE, t0, t1);
         ecs__stats_update(w, t1 - t0);
-        w->measure = false;
-        w->timing = false;   /* the next call's leftover sync point is not this frame's */
+        w->sched.measure = false;
+        w->stats.timing = false;   /* the next call's leftover sync point is not this frame's */
     }
-    w->frame++;
-    w->frame_stats.frames = w->frame;
-    int failed = ecs__load(&w->failed);
+    w->sched.frame++;
+    w->stats.frame_stats.frames = w->sched.frame;
+    int failed = ecs__load(&w->sched.failed);
     if (!r && failed == ECS_ERR_NOMEM) r = ECS__OOM(w, "ecs_progress");
-    else if (!r && failed) r = ecs__fail(w, (ecs_result)failed, "%s", ecs__msg_text(&w->fail_msg));
+    else if (!r && failed) r = ecs__fail(w, (ecs_result)failed, "%s", ecs__msg_text(&w->sched.fail_msg));
     ecs__tctx *first = NULL;   /* access refusals: the lowest-registered system's */
     for (int t = 0; t < w->threads; t++) {
-        ecs__tctx *tc = &w->tctx[t];
+        ecs__tctx *tc = &w->sched.tctx[t];
         if (tc->refused && (!first || tc->refused < first->refused)) first = tc;
     }
     if (first) {
@@ -7148,17 +7258,33 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
             ecs__msg_set(w, &w->error, "%s", ecs__msg_text(&first->refusal));
             r = ECS_ERR_ACCESS;
         }
-        for (int t = 0; t < w->threads; t++) w->tctx[t].refused = 0;
+        for (int t = 0; t < w->threads; t++) w->sched.tctx[t].refused = 0;
     }
     return r;
+}
+
+/* The threads' state and the ready heaps (the workers stopped already). */
+static void ecs__sched_fini(ecs_world *w) {
+    for (int t = 0; w->sched.tctx && t < w->threads; t++) {
+        ecs__free(w, w->sched.tctx[t].work);
+        ecs__free(w, w->sched.tctx[t].events);
+        ecs__free(w, w->sched.tctx[t].error.big);
+        ecs__free(w, w->sched.tctx[t].refusal.big);
+    }
+    ecs__free(w, w->sched.tctx);
+    ecs__free(w, w->sched.ready);
+    ecs__free(w, w->sched.main_ready);
+    ecs__free(w, w->sched.ranks);
+    ecs__free(w, w->sched.parked);
+    ecs__free(w, w->sched.fail_msg.big);
 }
 
 /* ---- >>stats: what ran, how long ----------------------------------------- */
 ECS_API ecs_result ecs_system_stats_get(const ecs_world *w, ecs_system s, ecs_system_stats *out) {
     if (!w) return ECS_ERR_ARG;
-    if (!out || !s || s > w->system_count)
+    if (!out || !s || s > w->sys.system_count)
         return ecs__fail(w, ECS_ERR_ARG, "ecs_system_stats_get: unknown system %u or NULL out", (unsigned)s);
-    const ecs__system *sys = &w->systems[s - 1];
+    const ecs__system *sys = &w->sys.systems[s - 1];
     out->runs = sys->runs;
     out->timed = sys->timed;
     out->last_us = sys->last_ns / 1000;
@@ -7170,7 +7296,7 @@ ECS_API ecs_result ecs_system_stats_get(const ecs_world *w, ecs_system s, ecs_sy
 ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out) {
     if (!w) return ECS_ERR_ARG;
     if (!out) return ecs__fail(w, ECS_ERR_ARG, "ecs_frame_stats_get: out is NULL");
-    *out = w->frame_stats;
+    *out = w->stats.frame_stats;
     out->threads = w->threads;
     return ECS_OK;
 }
@@ -7178,7 +7304,7 @@ ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out)
 ECS_API int ecs_thread_count(const ecs_world *w) { return w ? w->threads : 0; }
 
 ECS_API void ecs_timing_interval(ecs_world *w, int frames) {
-    if (w) w->timing_interval = frames > 0 ? frames : 0;
+    if (w) w->stats.timing_interval = frames > 0 ? frames : 0;
 }
 
 /* ---- >>simulate: the real policy, in a discrete-event simulation ---------- */
@@ -7202,12 +7328,12 @@ static double ecs__sim_stage(const ecs_world *w, const ecs__stage_graph *sg, int
     for (int t = 0; t < threads; t++) run[t].busy = false;
     for (uint32_t k = 0; k < n; k++) {
         pending[k] = sg->preds[k];
-        pieces[k] = w->systems[order[k]].chunk_size > 0 ? (uint32_t)threads : 1;
+        pieces[k] = w->sys.systems[order[k]].chunk_size > 0 ? (uint32_t)threads : 1;
         out[k] = pieces[k];
         active[k] = 0;
     }
 #define ECS__SIM_PUSH(k) do { key[k] = fifo ? -(seq++) : rank[k]; \
-        if (ecs__on_main(&w->systems[order[k]])) ecs__heap_push(mainq, &mn, (k), key); \
+        if (ecs__on_main(&w->sys.systems[order[k]])) ecs__heap_push(mainq, &mn, (k), key); \
         else ecs__heap_push(heap, &hn, (k), key); } while (0)
 #define ECS__SIM_BLOCKED(k, b) do { b = false; if (sg->excl_at) \
         for (uint32_t x = sg->excl_at[k]; x < sg->excl_at[(k) + 1]; x++) b |= active[sg->excl[x]] != 0; } while (0)
@@ -7230,14 +7356,14 @@ static double ecs__sim_stage(const ecs_world *w, const ecs__stage_graph *sg, int
                 uint32_t k = ecs__heap_pop(mainq, &mn, key);
                 double start = now;
                 active[k] = 1;
-                if (w->systems[order[k]].flags & ECS_SYSTEM_EXCLUSIVE) {
+                if (w->sys.systems[order[k]].flags & ECS_SYSTEM_EXCLUSIVE) {
                     hold = true;
                     for (int o = 1; o < threads; o++) if (run[o].busy && run[o].end > start) start = run[o].end;
                 }
                 run[0].busy = true; run[0].local = k; run[0].piece = false; run[0].end = start + d[k];
             } else if (hn && !(t && hold)) {
                 uint32_t k = heap[0];
-                bool piece = w->systems[order[k]].chunk_size > 0;
+                bool piece = w->sys.systems[order[k]].chunk_size > 0;
                 active[k] = 1;
                 if (--pieces[k] == 0) ecs__heap_pop(heap, &hn, key);
                 run[t].busy = true; run[t].local = k; run[t].piece = piece;
@@ -7255,7 +7381,7 @@ static double ecs__sim_stage(const ecs_world *w, const ecs__stage_graph *sg, int
             if (--out[k]) continue;
             done++;
             active[k] = 0;
-            if (w->systems[order[k]].flags & ECS_SYSTEM_EXCLUSIVE) hold = false;
+            if (w->sys.systems[order[k]].flags & ECS_SYSTEM_EXCLUSIVE) hold = false;
             for (uint32_t e = sg->succ_at[k]; e < sg->succ_at[k + 1]; e++)
                 if (!--pending[sg->succ[e]]) ECS__SIM_PUSH(sg->succ[e]);
             for (uint32_t i = 0; i < pn;) {   /* partners it blocked */
@@ -7278,13 +7404,13 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
     static const char fn[] = "ecs_schedule_simulate";
     if (!w) return ECS_ERR_ARG;
     if (out) memset(out, 0, sizeof *out);
-    if (w->phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run", fn);
+    if (w->sched.phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed while systems run", fn);
     if (!out || threads < 1 || threads > 4096)
         return ecs__fail(w, ECS_ERR_ARG, "%s: out is NULL or threads (%d) is not in 1..4096", fn, threads);
     ecs_result r = ecs__graph_build(w);
     if (r) return r;
     const ecs__graph *g = &w->graph;
-    size_t n = w->system_count ? w->system_count : 1;
+    size_t n = w->sys.system_count ? w->sys.system_count : 1;
     uint32_t *scratch = (uint32_t *)ecs__alloc(w, n * 7 * sizeof(uint32_t));
     double *d = (double *)ecs__alloc(w, n * 3 * sizeof(double));
     ecs__simrun *run = (ecs__simrun *)ecs__alloc(w, (size_t)threads * sizeof *run);
@@ -7301,7 +7427,7 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
         /* measured: as ecs_progress runs it, inline when its work is too small to share */
         int th = !durations && sg->est_ns < ECS_PARALLEL_MIN_NS && sg->sync_timed ? 1 : threads;
         for (uint32_t k = 0; k < sg->count; k++) {
-            const ecs__system *s = &w->systems[order[k]];
+            const ecs__system *s = &w->sys.systems[order[k]];
             d[k] = durations ? durations[order[k]] : (s->timed ? s->avg_ns / 1000 : 1.0);
             if (d[k] < 0) d[k] = 0;
             work += d[k];
@@ -7311,7 +7437,7 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
             double best = 0;
             for (uint32_t e = sg->succ_at[k]; e < sg->succ_at[k + 1]; e++)
                 if (rank[sg->succ[e]] > best) best = rank[sg->succ[e]];
-            rank[k] = best + (w->systems[order[k]].chunk_size > 0 ? d[k] / th : d[k]);
+            rank[k] = best + (w->sys.systems[order[k]].chunk_size > 0 ? d[k] / th : d[k]);
             if (rank[k] > cp) cp = rank[k];
         }
         out->makespan += ecs__sim_stage(w, sg, th, d, rank, false, scratch, key, run) + sync;
@@ -7328,13 +7454,13 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
 /* ---- >>trace: Chrome trace-event JSON, for Perfetto ----------------------- */
 ECS_API void ecs_trace_enable(ecs_world *w, bool on) {
     if (!w) return;
-    if (w->phase != ECS__IDLE) { ecs__fail(w, ECS_ERR_BUSY, "ecs_trace_enable: not allowed while systems run"); return; }
-    if (on && !w->tracing) {   /* a new recording */
-        for (int t = 0; t < w->threads; t++) w->tctx[t].event_count = 0;
-        ecs__store(&w->trace_lost, 0);
-        w->trace_origin = ecs__now_ns();
+    if (w->sched.phase != ECS__IDLE) { ecs__fail(w, ECS_ERR_BUSY, "ecs_trace_enable: not allowed while systems run"); return; }
+    if (on && !w->trace.tracing) {   /* a new recording */
+        for (int t = 0; t < w->threads; t++) w->sched.tctx[t].event_count = 0;
+        ecs__store(&w->trace.trace_lost, 0);
+        w->trace.trace_origin = ecs__now_ns();
     }
-    w->tracing = on;
+    w->trace.tracing = on;
 }
 
 static void ecs__json_string(FILE *out, const char *s) {
@@ -7351,24 +7477,24 @@ static void ecs__json_string(FILE *out, const char *s) {
 ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out) {
     if (!w) return ECS_ERR_ARG;
     if (!out) return ecs__fail(w, ECS_ERR_ARG, "ecs_write_trace: out is NULL");
-    if (w->phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "ecs_write_trace: not allowed while systems run");
+    if (w->sched.phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "ecs_write_trace: not allowed while systems run");
     fprintf(out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"ecs.h\",\"threads\":%d,"
-                 "\"lost_events\":%u},\n\"traceEvents\":[\n", w->threads, (unsigned)ecs__load(&w->trace_lost));
+                 "\"lost_events\":%u},\n\"traceEvents\":[\n", w->threads, (unsigned)ecs__load(&w->trace.trace_lost));
     fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"ecs.h world\"}}");
     for (int t = 0; t < w->threads; t++)
         fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":"
                      "\"%s %d\"}}", t, t ? "worker" : "main (ecs_progress)", t);
     for (int t = 0; t < w->threads; t++) {
-        const ecs__tctx *tc = &w->tctx[t];
+        const ecs__tctx *tc = &w->sched.tctx[t];
         for (uint32_t i = 0; i < tc->event_count; i++) {
             const ecs__event *e = &tc->events[i];
-            double ts = e->start >= w->trace_origin ? (double)(e->start - w->trace_origin) / 1000 : 0;
+            double ts = e->start >= w->trace.trace_origin ? (double)(e->start - w->trace.trace_origin) / 1000 : 0;
             double dur = (double)(e->end - e->start) / 1000;
             fputs(",\n{\"name\":", out);
             if (e->system == ECS__EVENT_FRAME) fprintf(out, "\"frame %llu\",\"cat\":\"frame\"", (unsigned long long)e->frame);
             else if (e->system == ECS__EVENT_SYNC) fputs("\"sync point\",\"cat\":\"commands\"", out);
             else {
-                ecs__json_string(out, w->systems[e->system].name);
+                ecs__json_string(out, w->sys.systems[e->system].name);
                 fputs(e->chunk == ECS__NONE ? ",\"cat\":\"system\"" : ",\"cat\":\"chunk\"", out);
             }
             fprintf(out, ",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"frame\":%llu",
@@ -7385,22 +7511,22 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out) {
 /* Stops and joins the workers (they may be asleep or spinning). */
 static void ecs__pool_stop(ecs_world *w) {
 #if ECS__THREADS
-    if (w->workers) {
-        ecs__mtx_lock(&w->park_lock);
-        w->quit = true;
-        ecs__cnd_broadcast(&w->park);
-        ecs__mtx_unlock(&w->park_lock);
-        for (int i = 1; i <= w->workers; i++) ecs__thrd_join(w->tctx[i].id);
-        w->workers = 0;
+    if (w->sched.workers) {
+        ecs__mtx_lock(&w->sched.park_lock);
+        w->sched.quit = true;
+        ecs__cnd_broadcast(&w->sched.park);
+        ecs__mtx_unlock(&w->sched.park_lock);
+        for (int i = 1; i <= w->sched.workers; i++) ecs__thrd_join(w->sched.tctx[i].id);
+        w->sched.workers = 0;
     }
-    if (w->sync_made) {
-        ecs__mtx_destroy(&w->park_lock);
-        ecs__cnd_destroy(&w->park);
-        ecs__cnd_destroy(&w->main_park);
+    if (w->sched.sync_made) {
+        ecs__mtx_destroy(&w->sched.park_lock);
+        ecs__cnd_destroy(&w->sched.park);
+        ecs__cnd_destroy(&w->sched.main_park);
 #  ifdef ECS_VALGRIND
-        ecs__mtx_destroy(&w->qmtx);
+        ecs__mtx_destroy(&w->sched.qmtx);
 #  endif
-        w->sync_made = false;
+        w->sched.sync_made = false;
     }
 #else
     (void)w;
@@ -7408,91 +7534,53 @@ static void ecs__pool_stop(ecs_world *w) {
 }
 
 static bool ecs__pool_start(ecs_world *w) {
-    w->tctx = (ecs__tctx *)ecs__alloc(w, (size_t)w->threads * sizeof *w->tctx);
-    if (!w->tctx) return false;
-    memset(w->tctx, 0, (size_t)w->threads * sizeof *w->tctx);
-    for (int i = 0; i < w->threads; i++) { w->tctx[i].w = w; w->tctx[i].index = i; }
+    w->sched.tctx = (ecs__tctx *)ecs__alloc(w, (size_t)w->threads * sizeof *w->sched.tctx);
+    if (!w->sched.tctx) return false;
+    memset(w->sched.tctx, 0, (size_t)w->threads * sizeof *w->sched.tctx);
+    for (int i = 0; i < w->threads; i++) { w->sched.tctx[i].w = w; w->sched.tctx[i].index = i; }
 #if ECS__THREADS
     if (w->threads == 1) return true;
-    ECS__ATOMIC_VAR(&w->qlock); ECS__ATOMIC_VAR(&w->sleepers); ECS__ATOMIC_VAR(&w->queued);
-    ECS__ATOMIC_VAR(&w->main_sleeping); ECS__ATOMIC_VAR(&w->main_queued);
-    ECS__ATOMIC_VAR(&w->hold); ECS__ATOMIC_VAR(&w->busy); ECS__ATOMIC_VAR(&w->remaining);
-    ECS__ATOMIC_VAR(&w->due);
-    ECS__ATOMIC_VAR(&w->failed); ECS__ATOMIC_VAR(&w->trace_lost); ECS__ATOMIC_VAR(&w->next_serial);
-    if (!ecs__mtx_init(&w->park_lock)) return false;
-    if (!ecs__cnd_init(&w->park)) { ecs__mtx_destroy(&w->park_lock); return false; }
-    if (!ecs__cnd_init(&w->main_park)) {
-        ecs__mtx_destroy(&w->park_lock); ecs__cnd_destroy(&w->park);
+    ECS__ATOMIC_VAR(&w->sched.qlock); ECS__ATOMIC_VAR(&w->sched.sleepers); ECS__ATOMIC_VAR(&w->sched.queued);
+    ECS__ATOMIC_VAR(&w->sched.main_sleeping); ECS__ATOMIC_VAR(&w->sched.main_queued);
+    ECS__ATOMIC_VAR(&w->sched.hold); ECS__ATOMIC_VAR(&w->sched.busy); ECS__ATOMIC_VAR(&w->sched.remaining);
+    ECS__ATOMIC_VAR(&w->sched.due);
+    ECS__ATOMIC_VAR(&w->sched.failed); ECS__ATOMIC_VAR(&w->trace.trace_lost); ECS__ATOMIC_VAR(&w->cmd.next_serial);
+    if (!ecs__mtx_init(&w->sched.park_lock)) return false;
+    if (!ecs__cnd_init(&w->sched.park)) { ecs__mtx_destroy(&w->sched.park_lock); return false; }
+    if (!ecs__cnd_init(&w->sched.main_park)) {
+        ecs__mtx_destroy(&w->sched.park_lock); ecs__cnd_destroy(&w->sched.park);
         return false;
     }
 #  ifdef ECS_VALGRIND
-    if (!ecs__mtx_init(&w->qmtx)) {
-        ecs__mtx_destroy(&w->park_lock); ecs__cnd_destroy(&w->park); ecs__cnd_destroy(&w->main_park);
+    if (!ecs__mtx_init(&w->sched.qmtx)) {
+        ecs__mtx_destroy(&w->sched.park_lock); ecs__cnd_destroy(&w->sched.park); ecs__cnd_destroy(&w->sched.main_park);
         return false;
     }
 #  endif
-    w->sync_made = true;
+    w->sched.sync_made = true;
 #endif
     return true;
 }
 
+/* Every section frees its own state, in reverse data-flow order, after the
+   live values died with every section still there (their on_remove hooks
+   may read any of the world). */
 ECS_API void ecs_world_free(ecs_world *w) {
     if (!w) return;
     ecs__pool_stop(w);
-    w->phase = ECS__IDLE;
-    for (uint32_t i = 0; w->hook_buf && i < w->table_count; i++) {   /* live values: on_remove, dtor */
-        ecs__table *t = w->tables[i];
-        if (!t->hooked) continue;
-        for (uint32_t row = 0; row < t->count; row++) ecs__removing_all(w, t->entities[row]);
-        for (uint32_t c = 0; c < t->column_count; c++) {
-            const ecs__idinfo *in = &w->ids[t->columns[c].id];
-            if (in->dtor && t->count) in->dtor(t->columns[c].data, (int)t->count, in->ctx);
-        }
-    }
-    if (w->hook_buf) { ecs__commands_free(w, w->hook_buf); ecs__commands_free(w, w->hook_drain); }
-    for (uint32_t i = 0; i < w->system_count; i++) {
-        for (uint32_t b = 0; b < w->systems[i].buf_cap; b++) ecs__commands_fini(w, &w->systems[i].bufs[b]);
-        ecs__free(w, w->systems[i].bufs);
-    }
-    if (w->tctx)
-        for (int t = 0; t < w->threads; t++) {
-            ecs__free(w, w->tctx[t].work);
-            ecs__free(w, w->tctx[t].events);
-            ecs__free(w, w->tctx[t].error.big);
-            ecs__free(w, w->tctx[t].refusal.big);
-        }
-    ecs__free(w, w->tctx);
-    ecs__free(w, w->ready);
-    ecs__free(w, w->main_ready);
-    ecs__free(w, w->ranks);
-    ecs__free(w, w->parked);
+    w->sched.phase = ECS__IDLE;
+    ecs__table_values_fini(w);
+    ecs__sched_fini(w);
+    ecs__graph_fini(w);
+    ecs__systems_fini(w);
+    ecs__commands_fini(w);
+    ecs__query_fini(w);
+    ecs__table_fini(w);
+    ecs__hooks_fini(w);
+    ecs__hierarchy_fini(w);
+    ecs__entity_fini(w);
+    ecs__ids_fini(w);
     ecs__free(w, w->error.big);
-    ecs__free(w, w->fail_msg.big);
-    while (w->query_count) ecs_query_free(w->queries[w->query_count - 1]);
-    while (w->buffer_count) ecs_commands_free(w->buffers[w->buffer_count - 1]);
-    if (w->defer) ecs__commands_free(w, w->defer);
-    ecs__graph_free(w);
-    for (uint32_t i = 0; i < w->system_count; i++) ecs__free(w, w->systems[i].name);
-    for (uint32_t i = 0; i < w->stage_count; i++) ecs__free(w, w->stages[i]);
-    ecs__free(w, w->systems);
-    ecs__map_fini(w, &w->system_names);
-    ecs__free(w, w->stages);
-    for (uint32_t i = 0; i < w->table_count; i++) ecs__table_free(w, w->tables[i]);
-    for (uint32_t i = 1; i <= w->id_count; i++) {
-        ecs__idinfo *in = &w->ids[i];
-        if (in->resource && in->dtor) in->dtor(in->data, 1, in->ctx);
-        ecs__free(w, in->name);
-        ecs__free(w, in->raw);
-    }
-    ecs__free(w, w->queries);
-    ecs__free(w, w->buffers);
-    ecs__free(w, w->tables);
-    ecs__map_fini(w, &w->table_sets);
-    ecs__free(w, w->scratch);
-    ecs__free(w, w->records);
-    ecs__free(w, w->rels);
-    ecs__free(w, w->ids);
-    ecs__map_fini(w, &w->id_names);
     w->realloc_fn(w, 0, w->alloc_user);
 }
 
@@ -7517,10 +7605,10 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     __builtin_cpu_init();   /* a world made by a static constructor may come first */
     w->vzeroupper = __builtin_cpu_supports("avx");
 #endif
-    w->excl_table = ECS__NONE;
-    w->free_head = ECS__NONE;
+    w->sched.excl_table = ECS__NONE;
+    w->ent.free_head = ECS__NONE;
     if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
-        (ecs_stage_add(w, "default"), w->stage_count == 0) || !ecs__pool_start(w)) {
+        (ecs_stage_add(w, "default"), w->sys.stage_count == 0) || !ecs__pool_start(w)) {
         ecs_world_free(w);
         return NULL;
     }
