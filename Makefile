@@ -2,6 +2,7 @@
 #   make run     the showcase
 #   make test    every test configuration (gcc/clang, sanitizers, release, C++, and the
 #                ports: MinGW under Wine, Emscripten under node, -m32, C++ implementation)
+#   make lint    the shape of ecs.h: CONTENTS, prototypes, sizes, docs (part of test)
 #   make bench   the benchmarks (-O3 -DNDEBUG), printed as ratios to plain arrays
 #   make fuzz    the API fuzzer (libFuzzer) for FUZZ_SECONDS (default 300)
 

@@ -1102,7 +1102,7 @@ static uint64_t ecs__hash_bytes(const void *p, size_t n) {   /* FNV-1a, never 0 
     return h ? h : 1;
 }
 
-/* ---- >>alloc: the one allocation path, and errors ------------------------- */
+/* ---- >>alloc: the default allocator; the allocation path, declared -------- */
 static void *ecs__libc_realloc(void *p, size_t n, void *user) {
     (void)user;
     if (n == 0) { ECS_FREE(p); return NULL; }
@@ -1308,7 +1308,7 @@ static void ecs__cell_zero(unsigned char *to, uint32_t size) {
     if (size <= 16) ecs__cell_copy(to, zero, size); else memset(to, 0, size);
 }
 
-/* ---- >>world: the world's state (functions that need all of it come last) - */
+/* ---- >>world: the world's state, its allocation path and its error line --- */
 typedef struct ecs__idinfo {
     char *name;
     uint32_t size, align;
