@@ -587,9 +587,9 @@ static int m_apply_list(fz_model *m, fz_list *L, long *budget, int clear_empty) 
 static long l_left(const fz_list *L) { return L->n - L->applied; }
 
 /* ---- the library's side -------------------------------------------------- */
-static int lib_table_count(void) { return (int)G.w->table_count; }
+static int lib_table_count(void) { return (int)G.w->tab.table_count; }
 static uint32_t lib_table_mask(int t) {
-    const ecs__table *tb = G.w->tables[t];
+    const ecs__table *tb = G.w->tab.tables[t];
     uint32_t mask = 0;
     for (uint32_t i = 0; i < tb->id_count; i++) {
         int k = fz_kid(tb->ids[i]);
@@ -764,11 +764,11 @@ static long seq_left(fz_list **ls, int n) {
 
 /* The library's buffer behind a model list (white-box: its applied count). */
 static const ecs_commands *lib_list(const fz_list *L) {
-    if (L == &G.defer) return G.w->defer;
+    if (L == &G.defer) return G.w->cmd.defer;
     for (int b = 0; b < G.nbuf; b++) if (L == &G.lists[b]) return G.bufs[b];
     for (int s = 0; s < G.nsys; s++)
         if (G.sys[s].nbuf && L >= G.sys[s].buf && L < G.sys[s].buf + G.sys[s].nbuf)
-            return &G.w->systems[G.sys[s].lib - 1].bufs[L - G.sys[s].buf];
+            return &G.w->sys.systems[G.sys[s].lib - 1].bufs[L - G.sys[s].buf];
     fz_fail("a command list of no buffer");
 }
 /* The library stopped part way through the sequence (a failed allocation):
@@ -2098,7 +2098,7 @@ static void fz_sync_tables_all(fz_model *m) {
     for (int i = 0; i < n; i++, j++) {
         uint32_t mask = lib_table_mask(i);
         if (j < m->ntab && m->tab[j].mask == mask) continue;
-        FZ_CHECK(m_find_tab(m, mask) < 0 && G.w->tables[i]->count == 0,
+        FZ_CHECK(m_find_tab(m, mask) < 0 && G.w->tab.tables[i]->count == 0,
                  "library table %d (mask %#x) is out of the model's order", i, mask);
         m_insert_tab(m, j, mask);
     }
