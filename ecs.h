@@ -3693,16 +3693,28 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
     if (ecs__locked(w, t)) return ecs__busy(w, fn, t);
     if (!ecs__slots_reserve(w, n) || !ecs__table_reserve(w, t, (size_t)t->count + n))
         return ECS__OOM(w, fn);
-    uint32_t first = t->count;
-    for (size_t i = 0; i < n; i++) {
+    const uint32_t first = t->count, index = t->index;
+    ecs_entity *const ents = t->entities + first;
+    ecs__record *const recs = w->ent.records;   /* reserved above: it does not move */
+    uint32_t made = 0, fresh = w->ent.record_count;
+    for (; made < (uint32_t)n && w->ent.free_head != ECS__NONE; made++) {   /* free slots first */
         uint32_t s = ecs__slot_take(w);
-        ecs__record *r = &w->ent.records[s];
-        ecs_entity e = ecs__handle(s, r->gen);
-        r->table = t->index;
-        r->row = t->count;
-        t->entities[t->count++] = e;
-        if (out) out[i] = e;
+        ecs_entity e = ecs__handle(s, recs[s].gen);
+        recs[s].table = index;
+        recs[s].row = first + made;
+        ents[made] = e;
+        if (out) out[made] = e;
     }
+    for (; made < (uint32_t)n; made++, fresh++) {   /* then new ones; locals: the stores may alias anything */
+        ecs_entity e = ecs__handle(fresh, 1);
+        recs[fresh].gen = 1;
+        recs[fresh].table = index;
+        recs[fresh].row = first + made;
+        ents[made] = e;
+        if (out) out[made] = e;
+    }
+    w->ent.record_count = fresh;
+    t->count = first + (uint32_t)n;
     for (uint32_t c = 0; c < t->column_count; c++) {   /* whole columns: constructed, or copied in */
         const ecs__idinfo *in = &w->reg.ids[t->columns[c].id];
         unsigned char *dst = t->columns[c].data + (size_t)first * t->columns[c].size;
