@@ -17,7 +17,7 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/ex_%,$(wildcard examples/*.c))
 
 SHELL   := /bin/bash
 .SHELLFLAGS := -o pipefail -c   # a crashing test binary must fail its `| tee` line
-.PHONY: all run test lint bench clean examples test-asan test-release test-gen4 test-cxx test-readme \
+.PHONY: all run test lint bench clean examples test-config test-asan test-release test-gen4 test-cxx test-readme \
         test-tsan test-helgrind test-nothreads test-examples
 
 all: examples $(BUILD)/tests_asan
@@ -65,6 +65,12 @@ test-examples: examples
 	cd $(BUILD) && ./ex_quickstart > /dev/null && ./ex_poison > /dev/null && ./ex_validate > /dev/null && ./ex_hooks > /dev/null && ./ex_rollback > /dev/null \
 		&& ./ex_showcase 20 > /dev/null && ./ex_showcase 12 --check-reads > /dev/null
 
+test-config: | $(BUILD)
+	@echo "== a half-set ECS_REALLOC / ECS_FREE stops the build with an #error"
+	printf '#include <stdlib.h>\n#define ECS_REALLOC(p, n) realloc((p), (n))\n#define ECS_IMPLEMENTATION\n#include "../ecs.h"\nint main(void) { return 0; }\n' > $(BUILD)/halfalloc.c
+	! gcc -std=c11 -fsyntax-only $(BUILD)/halfalloc.c 2> $(BUILD)/halfalloc.err
+	grep -q "define both ECS_REALLOC and ECS_FREE" $(BUILD)/halfalloc.err
+
 test-cxx: | $(BUILD)
 	@echo "== public header as C++"
 	printf '#include "../ecs.h"\nint main() { return ecs_world_new(nullptr) == nullptr; }\n' > $(BUILD)/cxx.cpp
@@ -90,7 +96,7 @@ TESTBINS  = $(BUILD)/tests_asan $(BUILD)/tests_release $(BUILD)/tests_gen4 $(BUI
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TESTBINS) examples
-	@$(MAKE) --no-print-directory lint test-cxx test-readme test-examples test-asan test-release test-gen4 \
+	@$(MAKE) --no-print-directory lint test-config test-cxx test-readme test-examples test-asan test-release test-gen4 \
 		test-nothreads test-fuzz-corpus test-tsan test-helgrind test-ports
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary
 

@@ -510,6 +510,39 @@ TEST(query_iter_fini_releases_lock) {
     ecs_world_free(w);
 }
 
+/* The term macros are the long form: same terms, same batches. */
+TEST(query_term_macros_are_the_long_form) {
+    qw q;
+    REQUIRE(qw_init(&q));
+    ecs_world *w = q.w;
+    const ecs_term r = ECS_TERM_R(q.a), wr = ECS_TERM_W(q.b), no = ECS_TERM_NOT(q.c), opt = ECS_TERM_OPT(q.t);
+    CHECK(r.id == q.a && r.access == ECS_READ && r.oper == ECS_AND);
+    CHECK(wr.id == q.b && wr.access == ECS_WRITE && wr.oper == ECS_AND);
+    CHECK(no.id == q.c && no.access == ECS_READ && no.oper == ECS_NOT);
+    CHECK(opt.id == q.t && opt.access == ECS_READ && opt.oper == ECS_OPTIONAL);
+    for (int k = 0; k < 16; k++) REQUIRE(qw_make(&q, k, 1, k & 1, k & 2, k & 4));
+    ecs_query *qs = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(q.a), ECS_TERM_NOT(q.c),
+                                                                   ECS_TERM_OPT(q.b)}});
+    ecs_query *ql = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, ECS_READ, ECS_AND},
+        {q.c, ECS_READ, ECS_NOT}, {q.b, ECS_READ, ECS_OPTIONAL}}});
+    REQUIRE(qs && ql);
+    int seen = 0, with_b = 0;
+    ecs_iter is = ecs_query_iter(w, qs), il = ecs_query_iter(w, ql);
+    for (;;) {
+        bool ns = ecs_query_next(&is), nl = ecs_query_next(&il);
+        CHECK(ns == nl);
+        if (!ns || !nl) break;
+        CHECK(is.count == il.count && is.entities[0] == il.entities[0]);
+        CHECK((ecs_field(&is, 2) != NULL) == (ecs_field(&il, 2) != NULL));
+        seen += is.count;
+        with_b += ecs_field(&is, 2) ? is.count : 0;
+    }
+    CHECK(seen == 8 && with_b == 4);   /* the 8 without C, 4 of them with B */
+    ecs_query_free(qs);
+    ecs_query_free(ql);
+    ecs_world_free(w);
+}
+
 void suite_query(void) {
     RUN(query_and_not_optional_across_tables);
     RUN(query_field_null_cases);
@@ -526,4 +559,5 @@ void suite_query(void) {
     RUN(query_change_in_other_table_while_iterating_is_ok);
     RUN(query_set_existing_component_while_iterating_is_ok);
     RUN(query_iter_fini_releases_lock);
+    RUN(query_term_macros_are_the_long_form);
 }
