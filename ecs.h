@@ -21,10 +21,11 @@
                     snapshots, queries, deferred commands, systems, validation,
                     running, looking inside
        >>impl       the implementation, in data-flow order:
-                    >>platform >>alloc >>containers >>world >>terms >>access >>ids >>entity
-                    >>hierarchy >>hooks >>table >>query >>commands >>calls >>snapshot >>savefile >>hash
-                    >>systems >>graph >>conflicts >>report >>validate >>dot >>sched
-                    >>stats >>simulate >>trace >>lifetime
+                    >>platform >>alloc >>containers >>world >>terms >>access
+                    >>hooks >>ids >>entity >>hierarchy >>table >>query >>commands
+                    >>calls >>snapshot >>savefile >>hash >>systems >>graph
+                    >>conflicts >>report >>validate >>dot >>sched >>stats
+                    >>simulate >>trace >>lifetime
        >>license    at the very bottom
 
    CONFIG MACROS (define before including the implementation)
@@ -1987,6 +1988,85 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
 }
 #endif
 
+/* ---- >>hooks: lifecycle and event hooks, and when they fire -------------- */
+/* Tables that hold a component with hooks take the hooked paths: a value is
+   constructed once, moved (dst raw, src left raw) and destroyed once. The
+   event hooks fire through ecs__on_add/on_set/on_remove, the one home of
+   their rules: on_add once the component is there (its value constructed),
+   on_set after a value is copied in (never for a tag), on_remove while the
+   entity still has the value; structural calls made inside them are
+   recorded and applied right after (ecs__hooks_flush). This section comes
+   before >>ids and >>table, which construct values and fire hooks. */
+static void ecs__construct(const ecs__idinfo *in, unsigned char *p, uint32_t n) {
+    if (in->ctor) in->ctor(p, (int)n, in->ctx);
+    else if (n == 1) ecs__cell_zero(p, in->size);
+    else memset(p, 0, (size_t)n * in->size);
+}
+
+static void ecs__relocate(const ecs__idinfo *in, unsigned char *dst, unsigned char *src) {
+    if (in->move) in->move(dst, src, 1, in->ctx);
+    else ecs__cell_copy(dst, src, in->size);
+}
+
+static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *src) {
+    if (in->copy) in->copy(dst, src, 1, in->ctx);
+    else memcpy(dst, src, in->size);
+}
+
+/* n constructed values at dst take src's (copy, else their bytes). */
+static void ecs__copy_into(const ecs__idinfo *in, unsigned char *dst, const void *src, uint32_t n) {
+    if (in->copy) in->copy(dst, src, (int)n, in->ctx);
+    else memcpy(dst, src, (size_t)n * in->size);
+}
+
+/* n values at p die (dtor, if any). */
+static void ecs__destruct(const ecs__idinfo *in, unsigned char *p, uint32_t n) {
+    if (in->dtor && n) in->dtor(p, (int)n, in->ctx);
+}
+
+/* Runs an event hook; structural calls made in it are recorded (see
+   ecs__hooks_flush). */
+static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, void *value) {
+    w->hk.hook_depth++;
+    w->deferring++;
+    fn(w, e, id, value, w->reg.ids[id].ctx);
+    w->deferring--;
+    w->hk.hook_depth--;
+}
+
+/* The event hooks of id for entity e, whose value (NULL for a tag) is at
+   cell. */
+static void ecs__on_add(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
+    if (w->reg.ids[id].on_add) ecs__fire(w, w->reg.ids[id].on_add, e, id, cell);
+}
+
+static void ecs__on_set(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
+    if (w->reg.ids[id].on_set && cell) ecs__fire(w, w->reg.ids[id].on_set, e, id, cell);
+}
+
+static void ecs__on_remove(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
+    if (w->reg.ids[id].on_remove) ecs__fire(w, w->reg.ids[id].on_remove, e, id, cell);
+}
+
+/* dtor of one value, and of every value in row (their entity goes away). */
+static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, uint32_t row) {
+    ecs__destruct(&ids[col->id], col->data + (size_t)row * col->size, 1);
+}
+
+static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
+    for (uint32_t c = 0; c < t->column_count; c++) ecs__destruct_cell(w->reg.ids, &t->columns[c], row);
+}
+
+static void ecs__buffer_free(ecs_world *w, ecs_commands *c);
+
+/* The buffers of structural calls made in hooks (what they still hold is
+   dropped, never applied). */
+static void ecs__hooks_fini(ecs_world *w) {
+    if (!w->hk.hook_buf) return;
+    ecs__buffer_free(w, w->hk.hook_buf);
+    ecs__buffer_free(w, w->hk.hook_drain);
+}
+
 /* ---- >>ids: components, tags, resources ----------------------------------- */
 static bool ecs__id_valid(const ecs_world *w, ecs_id id) { return id >= 1 && id <= w->reg.id_count; }
 
@@ -2077,7 +2157,6 @@ ECS_API ecs_id ecs_resource(ecs_world *w, const char *name, size_t size, size_t 
 }
 
 static ecs_commands *ecs__commands_new(ecs_world *w);
-static void ecs__buffer_free(ecs_world *w, ecs_commands *c);
 
 /* Whether id's hooks are exactly desc's. */
 static bool ecs__hooks_equal(const ecs__idinfo *in, const ecs_component_desc *d) {
@@ -2151,9 +2230,8 @@ static ecs_id ecs__init(ecs_world *w, const char *fn, const ecs_component_desc *
     in->entity_field_count = d->entity_field_count;
     for (int k = 0; k < d->entity_field_count; k++) in->entity_fields[k] = (uint32_t)d->entity_fields[k];
     if (resource) {   /* the storage is zeroed: construct, then assign init */
-        if (in->ctor) in->ctor(in->data, 1, in->ctx);
-        if (init && in->copy) in->copy(in->data, init, 1, in->ctx);
-        else if (init) memcpy(in->data, init, in->size);
+        ecs__construct(in, (unsigned char *)in->data, 1);
+        if (init) ecs__copy_into(in, (unsigned char *)in->data, init, 1);
     }
     return id;
 }
@@ -2322,73 +2400,6 @@ static uint32_t ecs__post_next(const ecs_world *w, uint32_t root, uint32_t x) {
 }
 
 static void ecs__hierarchy_fini(ecs_world *w) { ecs__free(w, w->hier.rels); }
-
-/* ---- >>hooks: lifecycle and event hooks, and when they fire -------------- */
-/* Tables that hold a component with hooks take the hooked paths: a value is
-   constructed once, moved (dst raw, src left raw) and destroyed once. The
-   event hooks fire through ecs__on_add/on_set/on_remove, the one home of
-   their rules: on_add once the component is there (its value constructed),
-   on_set after a value is copied in (never for a tag), on_remove while the
-   entity still has the value; structural calls made inside them are
-   recorded and applied right after (ecs__hooks_flush). This section comes
-   before >>table, whose row moves use it. */
-static void ecs__construct(const ecs__idinfo *in, unsigned char *p, uint32_t n) {
-    if (in->ctor) in->ctor(p, (int)n, in->ctx);
-    else if (n == 1) ecs__cell_zero(p, in->size);
-    else memset(p, 0, (size_t)n * in->size);
-}
-
-static void ecs__relocate(const ecs__idinfo *in, unsigned char *dst, unsigned char *src) {
-    if (in->move) in->move(dst, src, 1, in->ctx);
-    else ecs__cell_copy(dst, src, in->size);
-}
-
-static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *src) {
-    if (in->copy) in->copy(dst, src, 1, in->ctx);
-    else memcpy(dst, src, in->size);
-}
-
-/* Runs an event hook; structural calls made in it are recorded (see
-   ecs__hooks_flush). */
-static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, void *value) {
-    w->hk.hook_depth++;
-    w->deferring++;
-    fn(w, e, id, value, w->reg.ids[id].ctx);
-    w->deferring--;
-    w->hk.hook_depth--;
-}
-
-/* The event hooks of id for entity e, whose value (NULL for a tag) is at
-   cell. */
-static void ecs__on_add(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->reg.ids[id].on_add) ecs__fire(w, w->reg.ids[id].on_add, e, id, cell);
-}
-
-static void ecs__on_set(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->reg.ids[id].on_set && cell) ecs__fire(w, w->reg.ids[id].on_set, e, id, cell);
-}
-
-static void ecs__on_remove(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->reg.ids[id].on_remove) ecs__fire(w, w->reg.ids[id].on_remove, e, id, cell);
-}
-
-/* dtor of one value, and of every value in row (their entity goes away). */
-static void ecs__destruct_cell(const ecs__idinfo *ids, const ecs__column *col, uint32_t row) {
-    const ecs__idinfo *in = &ids[col->id];
-    if (in->dtor) in->dtor(col->data + (size_t)row * col->size, 1, in->ctx);
-}
-
-static void ecs__destruct_row(ecs_world *w, ecs__table *t, uint32_t row) {
-    for (uint32_t c = 0; c < t->column_count; c++) ecs__destruct_cell(w->reg.ids, &t->columns[c], row);
-}
-
-/* The buffers of structural calls made in hooks (what they still hold is
-   dropped, never applied). */
-static void ecs__hooks_fini(ecs_world *w) {
-    if (!w->hk.hook_buf) return;
-    ecs__buffer_free(w, w->hk.hook_buf);
-    ecs__buffer_free(w, w->hk.hook_drain);
-}
 
 /* ---- >>table: archetype tables and transition edges ----------------------- */
 static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id) {
@@ -2667,7 +2678,7 @@ ECS__HOT uint32_t ecs__row_move_as(ecs_world *w, ecs__record *r, ecs__table *src
         if (hooked) {
             const ecs__idinfo *in = &ids[scols[c].id];
             if (t >= 0) ecs__relocate(in, dcols[t].data + (size_t)drow * size, cell);
-            else if (in->dtor) in->dtor(cell, 1, in->ctx);   /* dropped */
+            else ecs__destruct(in, cell, 1);   /* dropped */
             if (srow != last) ecs__relocate(in, cell, data + (size_t)last * size);
         } else {
             if (t >= 0) ecs__cell_copy(dcols[t].data + (size_t)drow * size, cell, size);
@@ -3008,7 +3019,7 @@ static void ecs__table_values_fini(ecs_world *w) {
         for (uint32_t row = 0; row < t->count; row++) ecs__removing_all(w, t->entities[row]);
         for (uint32_t c = 0; c < t->column_count; c++) {
             const ecs__idinfo *in = &w->reg.ids[t->columns[c].id];
-            if (in->dtor && t->count) in->dtor(t->columns[c].data, (int)t->count, in->ctx);
+            ecs__destruct(in, t->columns[c].data, t->count);
         }
     }
 }
@@ -3238,7 +3249,7 @@ static void ecs__commands_drop(ecs_world *w, ecs_commands *c, uint32_t from) {
     for (uint32_t k = from; c->owning && k < c->count; k++) {
         if (!ecs__cmd_owns(w, c, k)) continue;
         const ecs__idinfo *in = &w->reg.ids[c->cmds[k].id];
-        if (in->dtor) in->dtor(c->data + c->cmds[k].value, 1, in->ctx);
+        ecs__destruct(in, c->data + c->cmds[k].value, 1);
     }
 }
 
@@ -3491,7 +3502,7 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
         if ((r = ecs__cmd_apply(w, c, cmd))) break;
         if (owning && ecs__cmd_owns(w, c, c->applied)) {
             const ecs__idinfo *in = &w->reg.ids[cmd->id];
-            if (in->dtor) in->dtor(c->data + cmd->value, 1, in->ctx);
+            ecs__destruct(in, c->data + cmd->value, 1);
         }
         if (w->hk.hook_buf && w->hk.hook_buf->count && !w->hk.flushing) {   /* right after the change */
             c->applied++;
@@ -3722,8 +3733,7 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
         for (size_t k = 0; values && k < id_count; k++) if (ids[k] == t->columns[c].id) src = values[k];
         if (src && !in->lifecycle) { memcpy(dst, src, n * t->columns[c].size); continue; }
         ecs__construct(in, dst, (uint32_t)n);
-        if (src && in->copy) in->copy(dst, src, (int)n, in->ctx);
-        else if (src) memcpy(dst, src, n * t->columns[c].size);
+        if (src) ecs__copy_into(in, dst, src, (uint32_t)n);
     }
     w->ent.alive += (uint32_t)n;
     if (t->hooked)   /* on_add, entity by entity, id by id; then on_set for the values given */
@@ -4012,8 +4022,8 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
 static void ecs__values_copy(const ecs__idinfo *in, unsigned char *dst, const unsigned char *src, uint32_t n) {
     if (!n) return;
     if (!in->lifecycle) { memcpy(dst, src, (size_t)n * in->size); return; }
-    if (in->ctor) in->ctor(dst, (int)n, in->ctx); else memset(dst, 0, (size_t)n * in->size);
-    if (in->copy) in->copy(dst, src, (int)n, in->ctx); else memcpy(dst, src, (size_t)n * in->size);
+    ecs__construct(in, dst, n);
+    ecs__copy_into(in, dst, src, n);
 }
 
 /* Take, restore: only between frames, outside hooks, defer blocks and query loops. */
@@ -4203,7 +4213,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
         ecs__table *t = w->tab.tables[i];
         for (uint32_t c = 0; t->hooked && t->count && c < t->column_count; c++) {
             const ecs__idinfo *in = &w->reg.ids[t->columns[c].id];
-            if (in->dtor) in->dtor(t->columns[c].data, (int)t->count, in->ctx);
+            ecs__destruct(in, t->columns[c].data, t->count);
         }
         t->count = 0;
     }
@@ -4238,8 +4248,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
     for (uint32_t i = 1; i <= s->id_count; i++) {
         const ecs__idinfo *in = &w->reg.ids[i];
         if (!in->resource || !s->ids[i].value) continue;   /* a file may lack one */
-        if (in->copy) in->copy(in->data, s->ids[i].value, 1, in->ctx);
-        else memcpy(in->data, s->ids[i].value, in->size);
+        ecs__copy_into(in, (unsigned char *)in->data, s->ids[i].value, 1);
     }
     ecs__free(w, scratch);
     ecs__free(w, map);
@@ -4406,7 +4415,7 @@ static bool ecs__get_values(ecs__in *r, const ecs__idinfo *in, bool serialized, 
         if (p && n) memcpy(v, p, (size_t)n * in->size);
         return p != NULL;
     }
-    if (in->ctor) in->ctor(v, (int)n, in->ctx); else memset(v, 0, (size_t)n * in->size);
+    ecs__construct(in, v, n);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t len = ecs__get_u32(r);
         const unsigned char *p = ecs__get_bytes(r, len);
@@ -7574,7 +7583,8 @@ static bool ecs__pool_start(ecs_world *w) {
     return true;
 }
 
-/* Every section frees its own state, in reverse data-flow order, after the
+/* Every section frees its own state, in reverse data-flow order (but the
+   hook buffers go before the ids their held values' dtors need), after the
    live values died with every section still there (their on_remove hooks
    may read any of the world). */
 ECS_API void ecs_world_free(ecs_world *w) {
