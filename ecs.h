@@ -35,7 +35,7 @@
                              (default 31); a slot whose generation would wrap
                              is retired instead of reused
        ECS_REALLOC(p, n)     the default allocator when the world desc gives
-       ECS_FREE(p)           none; default realloc/free
+       ECS_FREE(p)           none; default realloc/free (define both or neither)
        ECS_USE_PTHREADS      pthreads instead of C11 <threads.h> (automatic
                              where <threads.h> is missing, in C++, and under
                              ThreadSanitizer), or instead of Win32 threads
@@ -2008,11 +2008,6 @@ static void ecs__relocate(const ecs__idinfo *in, unsigned char *dst, unsigned ch
     else ecs__cell_copy(dst, src, in->size);
 }
 
-static void ecs__assign(const ecs__idinfo *in, unsigned char *dst, const void *src) {
-    if (in->copy) in->copy(dst, src, 1, in->ctx);
-    else memcpy(dst, src, in->size);
-}
-
 /* n constructed values at dst take src's (copy, else their bytes). */
 static void ecs__copy_into(const ecs__idinfo *in, unsigned char *dst, const void *src, uint32_t n) {
     if (in->copy) in->copy(dst, src, (int)n, in->ctx);
@@ -2270,7 +2265,7 @@ ECS_API void *ecs_resource_get(ecs_world *w, ecs_id id) {
 static void ecs__ids_fini(ecs_world *w) {   /* resources die here: dtor */
     for (uint32_t i = 1; i <= w->reg.id_count; i++) {
         ecs__idinfo *in = &w->reg.ids[i];
-        if (in->resource && in->dtor) in->dtor(in->data, 1, in->ctx);
+        if (in->resource) ecs__destruct(in, (unsigned char *)in->data, 1);
         ecs__free(w, in->name);
         ecs__free(w, in->raw);
     }
@@ -2907,7 +2902,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
             if (id < ECS__EDGE_LO && w->sched.phase != ECS__SYSTEMS)
                 (void)ecs__edge_make(w, src, src, id, false);   /* a cache only: NULL is fine */
             unsigned char *cell = ecs__table_cell(src, at, r->row);
-            if (value && cell) ecs__assign(&w->reg.ids[id], cell, value);
+            if (value && cell) ecs__copy_into(&w->reg.ids[id], cell, value, 1);
             if (value) ecs__on_set(w, e, id, cell);
             return ECS_OK;
         }
@@ -2920,7 +2915,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
             const ecs__column *col = &src->columns[edge->added];
             unsigned char *cell = col->data + (size_t)r->row * col->size;
             if (src->hooked) {
-                ecs__assign(&w->reg.ids[id], cell, value);
+                ecs__copy_into(&w->reg.ids[id], cell, value, 1);
                 ecs__on_set(w, e, id, cell);
             } else {
                 ecs__cell_copy(cell, (const unsigned char *)value, col->size);
@@ -2940,7 +2935,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         if (value && col) {
             row = w->ent.records[ecs__index(e)].row;
             if (inside) value = ecs__value_find(w, &ref);
-            ecs__assign(in, col->data + (size_t)row * col->size, value);
+            ecs__copy_into(in, col->data + (size_t)row * col->size, value, 1);
             ecs__on_set(w, e, id, col->data + (size_t)row * col->size);
         }
         return ECS_OK;
@@ -3338,7 +3333,7 @@ ECS__NOINLINE void ecs__cmd_bytes(unsigned char *cell, const void *value, uint32
    after the call. */
 ECS__NOINLINE void ecs__cmd_hold(ecs_commands *c, const ecs__idinfo *in, unsigned char *cell, const void *value) {
     ecs__construct(in, cell, 1);
-    ecs__assign(in, cell, value);
+    ecs__copy_into(in, cell, value, 1);
     c->owning = true;
 }
 

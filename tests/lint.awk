@@ -71,7 +71,7 @@ infn && /^\}/ {
 { prev = $0 }
 
 END {
-    if (cur != "") { NR_ = NR; secsize(cur, NR_ - secstart + 1) }
+    if (cur != "") secsize(cur, NR - secstart + 1)
     same = ncontents == nbanners
     for (i = 1; same && i <= nbanners; i++) same = contents[i] == banners[i]
     if (!same) {
