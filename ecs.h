@@ -24,8 +24,8 @@
                     >>platform >>alloc >>containers >>world >>terms >>access
                     >>hooks >>ids >>entity >>hierarchy >>table >>query >>commands
                     >>calls >>snapshot >>savefile >>hash >>systems >>graph
-                    >>conflicts >>report >>validate >>dot >>sched >>stats
-                    >>simulate >>trace >>lifetime
+                    >>conflicts >>report >>validate >>dot >>sched >>loop
+                    >>stats >>simulate >>trace >>lifetime
        >>license    at the very bottom
 
    CONFIG MACROS (define before including the implementation)
@@ -343,9 +343,13 @@ ECS_API int        ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id
 /* ---- >>api: snapshots, save files, world hash ----------------------------- */
 /* A snapshot is the world's state: live handles and generations, the free
    slots (the next ecs_create returns the same handle), tables and their row
-   order, component values, resources, parents and the dropped-command count.
-   Restoring one makes the world exactly that again; registered components,
-   systems, stages and queries stay (cached queries stay valid), and no event
+   order, component values, resources, parents, the dropped-command count,
+   and the simulation clock (the frame count, each stage's turns, fixed-step
+   accumulator and dropped time, the time scale), so the same dts replay the
+   same steps. Enabled flags are configuration and are not in it (a rollback
+   never un-pauses a game); a stage registered after the snapshot starts
+   from zero. Restoring one makes the world exactly that again; registered
+   components, systems, stages and queries stay (cached queries stay valid), and no event
    hook runs: values are destroyed (dtor) and copied in (ctor + copy) only.
    A snapshot needs the same registrations (the first ids, by name, size and
    kind) as the world it is restored into, else ECS_ERR_ARG. Take and restore
@@ -405,7 +409,9 @@ typedef struct ecs_iter {
     ecs_system system;            /* 0 outside systems */
     int count;                    /* rows in this batch */
     const ecs_entity *entities;   /* count handles */
-    float dt;                     /* the value passed to ecs_progress */
+    float dt;                     /* the dt passed to ecs_progress times the time scale
+                                     (ecs_world_set_time_scale; unscaled stages: as
+                                     passed); fixed_dt in a fixed-step stage */
     void *ctx;                    /* the system's ctx */
     ecs_commands *commands;       /* deferred structural changes; NULL for a
                                      plain query outside defer mode */
@@ -413,6 +419,9 @@ typedef struct ecs_iter {
     int chunk;                    /* this batch's chunk within its system's run this
                                      frame: 0-based, in table then row order, the same
                                      for any thread count; 0 if not chunked */
+    float real_dt;                /* the dt passed to ecs_progress, unscaled */
+    int batch;                    /* this batch's index within the system's run (or the
+                                     query loop): 0 first; equals chunk when chunked */
     /* private state follows; do not touch */
     struct {
         void *fields[ECS_MAX_TERMS];
@@ -505,6 +514,9 @@ enum { ECS_SYSTEM_MAIN_THREAD = 1u << 0,  /* always runs on the thread that call
        ECS_SYSTEM_EXCLUSIVE   = 1u << 1 };/* runs alone with the whole world: a sync point; it
                                              may make immediate structural changes */
 typedef void (*ecs_system_fn)(ecs_iter *it);
+/* A run condition: whether a system (or a stage) runs this turn. It only
+   reads; a system's reads what the system may read (the access checks apply). */
+typedef bool (*ecs_condition_fn)(ecs_world *w, void *ctx);
 
 typedef struct ecs_system_desc {
     const char *name;                   /* unique in the world */
@@ -524,6 +536,16 @@ typedef struct ecs_system_desc {
     uint32_t flags;
     int chunk_size;                     /* > 0: matched rows are split into chunks of at most
                                            this many rows, run in parallel on all threads */
+    ecs_condition_fn run_if;            /* NULL: always. Asked once per turn when the system
+                                           is about to run (its predecessors done; before any
+                                           chunk is dispatched), under its declarations: it
+                                           sees this turn's values of what it reads. On
+                                           thread 0 for MAIN_THREAD and EXCLUSIVE systems,
+                                           else on any of the world's threads */
+    void *run_if_ctx;
+    int interval;                       /* > 1: runs on every interval-th turn of its stage
+                                           (frames; steps in a fixed-step stage), counted
+                                           from the stage's first: 0, interval, ... */
 } ecs_system_desc;
 
 /* Registers a system; the graph is built and checked by ecs_validate or the
@@ -533,6 +555,17 @@ typedef struct ecs_system_desc {
    ECS_ERR_NOMEM, or ECS_ERR_BUSY during ecs_progress. A name used twice is
    accepted here and reported by ecs_validate (DUPLICATE_NAME). */
 ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *desc);
+/* A system that does not run in a turn (disabled, its stage disabled,
+   run_if false, not its interval) is skipped as if it had run instantly: its
+   successors do not wait, it records nothing, no call and no chunk is made,
+   its stats count no run. Validation and the access checks treat it as
+   always running: a system that might run is part of the proof.
+   Enabling is allowed between frames and from an EXCLUSIVE or MAIN_THREAD
+   system (ECS_ERR_BUSY elsewhere; ECS_ERR_ARG for an unknown system) and
+   takes effect at the next turn of its stage. Enabled flags are
+   configuration: snapshots do not store them (a rollback never un-pauses). */
+ECS_API ecs_result ecs_system_enable(ecs_world *w, ecs_system s, bool enabled);
+ECS_API bool       ecs_system_enabled(const ecs_world *w, ecs_system s);   /* false if unknown */
 /* The first system registered under name, or 0. */
 ECS_API ecs_system ecs_system_lookup(const ecs_world *w, const char *name);
 ECS_API const char *ecs_system_name(const ecs_world *w, ecs_system s);   /* NULL if unknown */
@@ -547,8 +580,56 @@ ECS_API int        ecs_system_chunk_size(const ecs_world *w, ecs_system s);  /* 
    ECS_ERR_BUSY, as other threads may be setting it). */
 ECS_API int        ecs_system_chunks(const ecs_world *w, ecs_system s);
 /* A new stage, run after all earlier ones; 0 on failure. Stage 0 ("default")
-   always exists. */
-ECS_API ecs_stage  ecs_stage_add(ecs_world *w, const char *name);
+   always exists, an ordinary stage. */
+ECS_API ecs_stage  ecs_stage_add(ecs_world *w, const char *name);   /* ecs_stage_init with a name */
+
+/* Stages with a clock. An ordinary stage takes one turn per ecs_progress.
+   A fixed-step stage (fixed_dt > 0) adds the frame's dt (times the time
+   scale unless unscaled) to its accumulator, a double, and takes one step per
+   whole fixed_dt in it, at most max_steps a frame (the rest stays for later
+   frames); after the frame's steps, time beyond max_lag is dropped and
+   counted. An accumulator holding exactly k * fixed_dt takes k steps. Each
+   step has it->dt == fixed_dt and its own sync point.
+   Stages that name a fixed-step stage in step_with (registered right after
+   it or after another member, fixed_dt 0) form its step group: they share
+   its clock, and each step runs the whole group in order (physics, sync,
+   damage, sync, death, sync), then the next step. Disabling the first stage
+   (or its run_if false) stops the group: no step, nothing accumulated that
+   frame; disabling a member skips only it. A group keeps its place in the
+   frame among ordinary stages. */
+typedef struct ecs_stage_desc {
+    const char *name;          /* NULL: "stage N" */
+    float fixed_dt;            /* > 0: a fixed-step stage */
+    int max_steps;             /* steps per ecs_progress at most; 0 = 8 */
+    float max_lag;             /* seconds the accumulator may keep; 0 = 0.25 */
+    ecs_stage step_with;       /* joins this fixed-step stage's step group (0: none) */
+    bool unscaled;             /* ignores ecs_world_set_time_scale (menus, UI) */
+    ecs_condition_fn run_if;   /* the whole stage: asked on thread 0 at the start of its
+                                  frame (a member: of each step), before time is added;
+                                  false = skipped this time. It reads only */
+    void *run_if_ctx;
+} ecs_stage_desc;
+/* 0 (and ECS_ERR_ARG) for a bad desc: fixed_dt, max_steps or max_lag
+   negative or not finite; step_with naming a stage that is not fixed-step,
+   or not the last registered stage's group; a member with its own clock
+   (fixed_dt, max_steps, max_lag or unscaled set). ECS_ERR_BUSY during
+   ecs_progress. */
+ECS_API ecs_stage  ecs_stage_init(ecs_world *w, const ecs_stage_desc *desc);
+/* As ecs_system_enable, for a whole stage (turns it skips do not count). */
+ECS_API ecs_result ecs_stage_enable(ecs_world *w, ecs_stage st, bool enabled);
+ECS_API bool       ecs_stage_enabled(const ecs_world *w, ecs_stage st);   /* false if unknown */
+/* A fixed-step stage's accumulator / fixed_dt after its steps this frame,
+   for interpolating what is drawn between steps (above 1 only when max_steps
+   cut a frame short); 0 for an ordinary or unknown stage. */
+ECS_API float      ecs_stage_alpha(const ecs_world *w, ecs_stage st);
+typedef struct ecs_stage_stats {
+    uint64_t steps;            /* turns taken so far: frames for an ordinary stage, steps
+                                  for a fixed-step one */
+    int steps_last;            /* turns in the latest ecs_progress */
+    double dropped_time;       /* seconds max_lag dropped so far */
+} ecs_stage_stats;
+/* Stage st's clock; ECS_ERR_ARG for an unknown stage or a NULL out. */
+ECS_API ecs_result ecs_stage_stats_get(const ecs_world *w, ecs_stage st, ecs_stage_stats *out);
 ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage);  /* NULL if unknown */
 ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. count - 1 */
 
@@ -650,6 +731,18 @@ ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b);
    returns ECS_ERR_ACCESS and ecs_last_error holds the refusal of the
    lowest-registered system involved. */
 ECS_API ecs_result ecs_progress(ecs_world *w, float dt);
+/* As ecs_progress(w, dt), but every fixed-step group takes exactly `steps`
+   steps and its accumulator is untouched: one netcode tick is steps = 1.
+   ECS_ERR_ARG for steps < 0. Both refuse a dt that is negative or not
+   finite (ECS_ERR_ARG, nothing run). */
+ECS_API ecs_result ecs_progress_steps(ecs_world *w, int steps, float dt);
+/* it->dt = dt * scale (slow motion, pause at 0), except in unscaled stages;
+   fixed steps accumulate scaled time. Between frames or from an EXCLUSIVE or
+   MAIN_THREAD system (from another system it is refused as an access: the
+   frame returns ECS_ERR_ACCESS naming it); a negative or non-finite scale is
+   refused (the error is set, the scale kept). Default 1. */
+ECS_API void       ecs_world_set_time_scale(ecs_world *w, float scale);
+ECS_API float      ecs_world_time_scale(const ecs_world *w);   /* the scale; 0 for NULL */
 /* Threads that run systems, the caller included. */
 ECS_API int ecs_thread_count(const ecs_world *w);
 
@@ -663,7 +756,8 @@ ECS_API int ecs_thread_count(const ecs_world *w);
    tracing, are timed too. */
 ECS_API void ecs_timing_interval(ecs_world *w, int frames);
 typedef struct ecs_system_stats {
-    uint64_t runs;         /* frames in which it ran (skipped when its query matches nothing) */
+    uint64_t runs;         /* turns in which it ran (frames; steps in a fixed-step stage):
+                              not when skipped or when its query matches nothing */
     uint64_t timed;        /* of those, frames that timed it */
     double last_us;        /* work in the latest timed frame (all chunks together) */
     double avg_us;         /* moving average over the timed frames */
@@ -707,7 +801,9 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
                                          ecs_sim_result *out);   /* see above */
 
 /* Records when each system and chunk ran, on which thread, plus frames and
-   sync points. Turning it on starts a new recording. */
+   sync points (args: frame, chunk, and step: the stage's turn within the
+   frame, numbering fixed steps). A skipped system has no event. Turning it
+   on starts a new recording. */
 ECS_API void ecs_trace_enable(ecs_world *w, bool on);
 /* Writes the recording as Chrome trace-event JSON: open it in
    https://ui.perfetto.dev or chrome://tracing. */
@@ -715,6 +811,8 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out);
 
 /* The system graph for Graphviz (`dot -Tsvg`): stages as clusters, declared
    edges solid, inferred edges dashed, races red dotted, cycle edges bold red.
+   Systems and stages that may be skipped (run_if, interval, disabled) have
+   dashed borders and say why; fixed-step stages show their step and group.
    Works on an invalid graph too. */
 ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out);
 
@@ -759,6 +857,7 @@ template <typename T> static inline ecs_id ecs__component_cxx(ecs_world *w, cons
 #ifndef ECS__IMPLEMENTED
 #define ECS__IMPLEMENTED
 
+#include <float.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1436,7 +1535,13 @@ typedef struct ecs__system {
     int chunk_size;
     int term_count;
     ecs_stage stage;
-    bool plain;              /* has a query, unchunked, not exclusive: the lean inline run */
+    bool plain;              /* has a query, unchunked, not exclusive, no gate: the lean
+                                inline run */
+    uint8_t gate;            /* ECS__GATE_ bits: what may skip it in a turn (0: nothing) */
+    bool cond_due;           /* readied on a worker: thread 0 asks its run_if when it takes it */
+    int interval;
+    ecs_condition_fn run_if;
+    void *run_if_ctx;
 
     /* running: written by the thread that readies, runs or completes it */
     ecs_commands *bufs;      /* one per chunk (one for an unchunked system) */
@@ -1463,7 +1568,32 @@ typedef struct ecs__system {
     const char *deps[3][ECS_MAX_DEPS];   /* after, before, independent_of */
     uint32_t disjoint;       /* validation let other systems skip it through disjoint queries:
                                 the first of them in run order + 1, for its refusals (0: none) */
+    ECS__ATOMIC(int) enabled;/* ecs_system_enable: into gate at its stage's next turn (atomic:
+                                getters may ask from any thread) */
 } ecs__system;
+enum { ECS__GATE_OFF = 1, ECS__GATE_INTERVAL = 2, ECS__GATE_COND = 4 };
+static bool ecs__on_main(const ecs__system *s) {   /* runs on thread 0 */
+    return (s->flags & (ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) != 0;
+}
+
+/* A stage: its name, its switches and its clock (turns: frames for an
+   ordinary stage, steps for a fixed-step one). Thread 0 alone reads and
+   writes these, between turns. */
+typedef struct ecs__stage {
+    char *name;
+    float fixed_dt;          /* > 0: fixed-step (the group's first stage) */
+    float max_lag;
+    int max_steps;
+    uint32_t leader;         /* the first stage of its step group; itself if none */
+    bool unscaled;
+    ECS__ATOMIC(int) enabled;
+    bool dirty;              /* a system of it was enabled or disabled since its last turn */
+    ecs_condition_fn run_if;
+    void *run_if_ctx;
+    uint64_t turns;          /* the clock, which snapshots keep: */
+    double acc, dropped;
+    int steps_last;
+} ecs__stage;
 
 enum { ECS__EDGE_DECLARED, ECS__EDGE_INFERRED, ECS__EDGE_INDEPENDENT };
 typedef struct ecs__edge {   /* between systems (0-based); kept unreduced for the DOT export */
@@ -1520,6 +1650,7 @@ typedef struct ecs__graph {
 typedef struct ecs__event {  /* one trace span */
     uint32_t system, chunk;  /* system: its index, or ECS__EVENT_FRAME / ECS__EVENT_SYNC */
     uint64_t start, end, frame;
+    uint32_t step;           /* its stage's turn within the frame */
 } ecs__event;
 
 /* An error line: short ones in place, longer ones on the heap (grown with
@@ -1608,7 +1739,7 @@ typedef struct ecs__systems_state {     /* >>systems */
     ecs__system *systems;
     uint32_t system_count, system_cap;
     ecs__map system_names;   /* name hash -> system index */
-    char **stages;           /* stage names */
+    ecs__stage *stages;
     uint32_t stage_count, stage_cap;
 } ecs__systems_state;
 
@@ -1647,7 +1778,10 @@ typedef struct ecs__sched_state {       /* >>sched */
     bool measure;            /* the next frame is timed and runs every stage in parallel:
                                 new systems have no measured work yet */
     const ecs__stage_graph *stage_run;
-    float dt;
+    float dt, real_dt;       /* this turn's it->dt, and ecs_progress's dt */
+    float time_scale;
+    uint64_t turn;           /* the running stage's turn (intervals count these) */
+    uint32_t step;           /* ...within this frame (the trace numbers steps) */
     uint64_t frame;
 } ecs__sched_state;
 
@@ -3111,6 +3245,7 @@ ECS_API ecs_iter ecs_query_iter(ecs_world *w, ecs_query *q) {
     }
     it.priv.terms = q->terms;
     it.priv.term_count = q->term_count;
+    it.batch = -1;   /* the first batch is 0 */
     it.commands = w->cmd.defer_depth ? w->cmd.defer : NULL;
     if (!ecs__query_access_ok(w, q)) return it;   /* refused: yields nothing */
     it.priv.query = q;
@@ -3144,6 +3279,7 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
             }
             it->count = (int)t->count;
             it->entities = t->entities;
+            it->batch++;
             for (int i = 0; i < q->term_count; i++)
                 it->priv.fields[i] = m->column[i] < 0 ? NULL : t->columns[m->column[i]].data;
             return true;
@@ -3949,6 +4085,8 @@ static uint64_t ecs__fingerprint(const ecs_world *w, uint32_t n) {
     return ecs__hash_done(&h);
 }
 
+typedef struct ecs__snap_clock { uint64_t turns; double acc, dropped; } ecs__snap_clock;
+
 /* A table as a snapshot holds it; values of an id with hooks are constructed
    (and destroyed when the snapshot is freed). */
 typedef struct ecs__snap_table {
@@ -3980,6 +4118,11 @@ struct ecs_snapshot {
     ecs__snap_table *tables; /* in the world's table order */
     uint32_t table_count;
     size_t dropped;
+    bool has_clock;          /* false for a save file of version 1 */
+    uint64_t frame;
+    float time_scale;
+    ecs__snap_clock *clocks; /* per stage */
+    uint32_t clock_count;
 };
 
 static void *ecs__snap_alloc(ecs_snapshot *s, size_t n) { return s->realloc_fn(NULL, n ? n : 1, s->alloc_user); }
@@ -4009,6 +4152,7 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
     ecs__snap_mfree(s, s->tables);
     ecs__snap_mfree(s, s->records);
     ecs__snap_mfree(s, s->rels);
+    ecs__snap_mfree(s, s->clocks);
     ecs__snap_mfree(s, s);
 }
 
@@ -4112,8 +4256,19 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
     s->dropped = w->cmd.dropped;
     s->rel_count = w->hier.rels ? (w->hier.rel_cap < w->ent.record_count ? w->hier.rel_cap : w->ent.record_count) : 0;
     if (!(s->records = (ecs__record *)ecs__snap_alloc(s, (size_t)w->ent.record_count * sizeof *s->records)) ||
-        (s->rel_count && !(s->rels = (ecs__rel *)ecs__snap_alloc(s, (size_t)s->rel_count * sizeof *s->rels))))
+        (s->rel_count && !(s->rels = (ecs__rel *)ecs__snap_alloc(s, (size_t)s->rel_count * sizeof *s->rels))) ||
+        !(s->clocks = (ecs__snap_clock *)ecs__snap_alloc(s, (size_t)w->sys.stage_count * sizeof *s->clocks)))
         goto oom;
+    s->has_clock = true;
+    s->frame = w->sched.frame;
+    s->time_scale = w->sched.time_scale;
+    s->clock_count = w->sys.stage_count;
+    for (uint32_t i = 0; i < w->sys.stage_count; i++) {
+        const ecs__stage *sd = &w->sys.stages[i];
+        s->clocks[i].turns = sd->turns;
+        s->clocks[i].acc = sd->acc;
+        s->clocks[i].dropped = sd->dropped;
+    }
     if (w->ent.record_count) memcpy(s->records, w->ent.records, (size_t)w->ent.record_count * sizeof *s->records);
     if (s->rel_count) memcpy(s->rels, w->hier.rels, (size_t)s->rel_count * sizeof *s->rels);
     for (uint32_t i = 0; i < w->tab.born; i++, s->table_count++) {
@@ -4177,6 +4332,25 @@ static void ecs__tables_unborn(ecs_world *w, uint32_t n) {
             if (t->edges.keys[k] && e && e->dst->index >= n) { ecs__free(w, e); t->edges.vals[k] = 0; }
         }
     }
+}
+
+/* The simulation clock: stages beyond the snapshot's start from zero. A
+   system's last run may lie in the frames that are now to come again: it
+   counts as the frame before them (its stats then skip no frame). */
+static void ecs__clock_restore(ecs_world *w, const ecs_snapshot *s) {
+    w->sched.frame = s->frame;
+    w->stats.frame_stats.frames = s->frame;
+    w->sched.time_scale = s->time_scale;
+    for (uint32_t i = 0; i < w->sys.stage_count; i++) {
+        ecs__stage *sd = &w->sys.stages[i];
+        ecs__snap_clock c = {0, 0, 0};
+        if (i < s->clock_count) c = s->clocks[i];
+        sd->turns = c.turns;
+        sd->acc = c.acc;
+        sd->dropped = c.dropped;
+    }
+    for (uint32_t i = 0; i < w->sys.system_count; i++)
+        if (w->sys.systems[i].last_frame > s->frame) w->sys.systems[i].last_frame = s->frame;
 }
 
 ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
@@ -4245,6 +4419,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
         if (!in->resource || !s->ids[i].value) continue;   /* a file may lack one */
         ecs__copy_into(in, (unsigned char *)in->data, s->ids[i].value, 1);
     }
+    if (s->has_clock) ecs__clock_restore(w, s);
     ecs__free(w, scratch);
     ecs__free(w, map);
     return ECS_OK;
@@ -4256,7 +4431,7 @@ oom:
 /* ---- >>savefile: save files ---------------------------------------------- */
 /* "ECSHSNAP", version, then little-endian fields (see ecs_snapshot_write),
    component bytes as they are, a checksum at the end. */
-#define ECS__FILE_VERSION 1u
+#define ECS__FILE_VERSION 2u   /* 2 added the clock; version 1 files still read */
 typedef struct ecs__out {   /* buffered: small fields cost a store, not a call */
     FILE *f;
     ecs__hasher h;
@@ -4285,6 +4460,24 @@ static void ecs__put_u32(ecs__out *o, uint32_t v) {
 }
 
 static void ecs__put_u64(ecs__out *o, uint64_t v) { ecs__put_u32(o, (uint32_t)v); ecs__put_u32(o, (uint32_t)(v >> 32)); }
+
+static uint64_t ecs__bits_f64(double v) { uint64_t b; memcpy(&b, &v, 8); return b; }
+static double   ecs__f64_bits(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
+
+/* The clock: frame, time scale, per stage turns, accumulator, dropped time
+   (the floating-point ones as their IEEE bits). */
+static void ecs__put_clock(ecs__out *o, const ecs_snapshot *s) {
+    uint32_t scale;
+    memcpy(&scale, &s->time_scale, 4);
+    ecs__put_u64(o, s->frame);
+    ecs__put_u32(o, scale);
+    ecs__put_u32(o, s->clock_count);
+    for (uint32_t i = 0; i < s->clock_count; i++) {
+        ecs__put_u64(o, s->clocks[i].turns);
+        ecs__put_u64(o, ecs__bits_f64(s->clocks[i].acc));
+        ecs__put_u64(o, ecs__bits_f64(s->clocks[i].dropped));
+    }
+}
 
 /* Values of an id, serialized (each as u32 length + bytes) or as raw bytes. */
 static bool ecs__put_values(ecs__out *o, ecs_snapshot *s, const ecs__snap_id *in, const unsigned char *v,
@@ -4348,6 +4541,7 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
     ecs__put_u32(o, s->free_count);
     ecs__put_u32(o, s->alive);
     ecs__put_u64(o, (uint64_t)s->dropped);
+    ecs__put_clock(o, s);
     for (uint32_t i = 0; i < s->record_count; i++) {
         ecs__put_u32(o, s->records[i].table);
         ecs__put_u32(o, s->records[i].row);
@@ -4417,6 +4611,27 @@ static bool ecs__get_values(ecs__in *r, const ecs__idinfo *in, bool serialized, 
         if (!p || !in->deserialize(v + (size_t)i * in->size, p, len, in->ctx)) return r->bad = true, false;
     }
     return true;
+}
+
+/* A file's clock section (r at its start) into s, or only checked and
+   skipped when s is NULL. ECS_ERR_ARG for a bad one, ECS_ERR_NOMEM. */
+static ecs_result ecs__get_clock(ecs__in *r, ecs_snapshot *s) {
+    uint64_t frame = ecs__get_u64(r);
+    uint32_t bits = ecs__get_u32(r), n = ecs__get_u32(r);
+    float scale;
+    memcpy(&scale, &bits, 4);
+    if (r->bad || n > (size_t)(r->end - r->p) / 24 || !(scale >= 0 && scale <= FLT_MAX)) return r->bad = true, ECS_ERR_ARG;
+    if (s && !(s->clocks = (ecs__snap_clock *)ecs__snap_alloc(s, (size_t)n * sizeof *s->clocks))) return ECS_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        ecs__snap_clock c;
+        c.turns = ecs__get_u64(r);
+        c.acc = ecs__f64_bits(ecs__get_u64(r));
+        c.dropped = ecs__f64_bits(ecs__get_u64(r));
+        if (!(c.acc >= 0 && c.acc <= DBL_MAX && c.dropped >= 0 && c.dropped <= DBL_MAX)) return r->bad = true, ECS_ERR_ARG;
+        if (s) s->clocks[i] = c;
+    }
+    if (s) { s->has_clock = true; s->frame = frame; s->time_scale = scale; s->clock_count = n; }
+    return ECS_OK;
 }
 
 /* The checks that make a read snapshot safe to restore: every live slot is
@@ -4585,9 +4800,9 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
     uint64_t *sets = NULL;
     const char *why = "the file is not consistent";
     ecs_result res = ECS_ERR_ARG;
-    ecs__in r = {NULL, NULL, false}, rr = {NULL, NULL, false};
+    ecs__in r = {NULL, NULL, false}, rr = {NULL, NULL, false}, clock;
     ecs__hasher h;
-    uint32_t nids = 0, rc = 0, fh = 0, fc = 0, alive = 0, nrel = 0, ntab = 0;
+    uint32_t nids = 0, rc = 0, fh = 0, fc = 0, alive = 0, nrel = 0, ntab = 0, version;
     uint64_t dropped = 0;
     const unsigned char *recs = NULL, *rels = NULL;
     while (data && got) {   /* the whole stream: files, pipes */
@@ -4607,7 +4822,8 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
     r.end = data + size - 8;
     if (ecs__hash_done(&h) != ecs__le64(r.end)) { why = "the file is damaged or truncated (checksum)"; goto fail; }
     r.p += 8;
-    if (ecs__get_u32(&r) != ECS__FILE_VERSION) { why = "the file has another version"; goto fail; }
+    version = ecs__get_u32(&r);
+    if (version != 1 && version != ECS__FILE_VERSION) { why = "the file has another version"; goto fail; }
     nids = ecs__get_u32(&r);
     if (nids > (size_t)(r.end - r.p) / 12) goto fail;
     if (!(fmap = (uint32_t *)ecs__alloc(w, ((size_t)nids + 1) * sizeof *fmap)) ||
@@ -4617,6 +4833,8 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
     if (!ecs__read_ids(w, &r, nids, fmap, flags)) { if (!r.bad) why = NULL; goto fail; }
     rc = ecs__get_u32(&r); fh = ecs__get_u32(&r); fc = ecs__get_u32(&r); alive = ecs__get_u32(&r);
     dropped = ecs__get_u64(&r);
+    clock = r;   /* read into the snapshot once it exists */
+    if (version > 1 && ecs__get_clock(&r, NULL)) goto fail;
     recs = rc <= (size_t)(r.end - r.p) / 12 ? ecs__get_bytes(&r, (size_t)rc * 12) : NULL;
     nrel = ecs__get_u32(&r);
     rels = nrel <= rc ? ecs__get_bytes(&r, (size_t)nrel * 24) : NULL;
@@ -4629,8 +4847,9 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
         (nrel && !(s->rels = (ecs__rel *)ecs__snap_alloc(s, (size_t)nrel * sizeof *s->rels))) ||
         !(tmap = (uint32_t *)ecs__alloc(w, (size_t)ntab * sizeof *tmap)) ||
         !(sets = (uint64_t *)ecs__alloc(w, (size_t)ntab * sizeof *sets)) ||
-        !(mark = (uint32_t *)ecs__alloc(w, ((size_t)rc + 1) * sizeof *mark)))
-        goto oom;
+        !(mark = (uint32_t *)ecs__alloc(w, ((size_t)rc + 1) * sizeof *mark)) ||
+        (version > 1 && ecs__get_clock(&clock, s)))
+        goto oom;   /* (the clock was checked above) */
     s->record_count = rc; s->free_head = fh; s->free_count = fc; s->alive = alive;
     s->dropped = (size_t)dropped;
     s->rel_count = nrel;
@@ -4829,6 +5048,14 @@ static void ecs__system_declare(ecs__system *s) {
         }
 }
 
+/* What may skip s in a turn, from its desc and its enabled flag; only lean
+   systems with nothing to ask take the inline fast path. */
+static void ecs__system_gate(ecs__system *s) {
+    s->gate = (uint8_t)((ecs__load(&s->enabled) ? 0 : ECS__GATE_OFF) | (s->interval > 1 ? ECS__GATE_INTERVAL : 0) |
+                        (s->run_if ? ECS__GATE_COND : 0));
+    s->plain = s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) && !s->gate;
+}
+
 static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
     ecs_query_desc qd;
     memcpy(qd.terms, terms, sizeof qd.terms);
@@ -4858,6 +5085,10 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     if (d->chunk_size < 0 || (d->chunk_size > 0 && d->flags)) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": chunk_size must be >= 0, and 0 for MAIN_THREAD "
                   "and EXCLUSIVE systems (they run on one thread)", fn, d->name);
+        return 0;
+    }
+    if (d->interval < 0) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": interval %d is negative", fn, d->name, d->interval);
         return 0;
     }
     /* one block holds the name and every dependency name */
@@ -4904,7 +5135,11 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     s->flags = d->flags;
     s->chunk_size = d->chunk_size;
     s->query = q;
-    s->plain = q && d->chunk_size <= 0 && !(d->flags & ECS_SYSTEM_EXCLUSIVE);
+    s->run_if = d->run_if;
+    s->run_if_ctx = d->run_if_ctx;
+    s->interval = d->interval;
+    ecs__store(&s->enabled, 1);
+    ecs__system_gate(s);
     ecs__system_declare(s);
     ecs__map_put(&w->sys.system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->sys.system_count);
     w->graph.built = false;
@@ -4944,26 +5179,106 @@ ECS_API int ecs_system_chunks(const ecs_world *w, ecs_system s) {
     return sys->chunk_size > 0 ? (int)sys->ran_chunks : 1;
 }
 
-ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
+/* Enabling: between frames, in a sync point, or from an EXCLUSIVE or
+   MAIN_THREAD system (thread 0, while no other thread reads a stage's flags). */
+static ecs_result ecs__check_enable(const ecs_world *w, const char *fn) {
+    if (w->sched.phase != ECS__SYSTEMS) return ECS_OK;
+    const ecs__tctx *tc = ecs__thread_ctx(w);
+    if (tc->index == 0 && tc->current && ecs__on_main(&w->sys.systems[tc->current - 1])) return ECS_OK;
+    return ecs__fail(w, ECS_ERR_BUSY, "%s: only between frames or from an EXCLUSIVE or MAIN_THREAD "
+                     "system (other systems run on other threads at the same time)", fn);
+}
+
+ECS_API ecs_result ecs_system_enable(ecs_world *w, ecs_system s, bool enabled) {
+    if (!w) return ECS_ERR_ARG;
+    if (s < 1 || s > w->sys.system_count)
+        return ecs__fail(w, ECS_ERR_ARG, "ecs_system_enable: system %u does not exist", (unsigned)s);
+    ecs_result r = ecs__check_enable(w, "ecs_system_enable");
+    if (r) return r;
+    ecs__system *sys = &w->sys.systems[s - 1];
+    w->sys.stages[sys->stage].dirty = true;   /* applied at its next turn */
+    ecs__store(&sys->enabled, (int)enabled);
+    return ECS_OK;
+}
+
+ECS_API bool ecs_system_enabled(const ecs_world *w, ecs_system s) {
+    return w && s >= 1 && s <= w->sys.system_count && ecs__load(&w->sys.systems[s - 1].enabled);
+}
+
+/* A stage desc's problem, or NULL. A step group is a run of stages: its
+   first has the clock, members name it and have none of their own. */
+static const char *ecs__stage_bad(const ecs_world *w, const ecs_stage_desc *d) {
+    if (!(d->fixed_dt >= 0 && d->fixed_dt <= FLT_MAX)) return "fixed_dt must be finite and >= 0";
+    if (d->max_steps < 0) return "max_steps must be >= 0";
+    if (!(d->max_lag >= 0 && d->max_lag <= FLT_MAX)) return "max_lag must be finite and >= 0";
+    if (!d->step_with) return NULL;
+    if (d->step_with >= w->sys.stage_count || !(w->sys.stages[d->step_with].fixed_dt > 0))
+        return "step_with must name a fixed-step stage";
+    if (w->sys.stages[w->sys.stage_count - 1].leader != d->step_with)
+        return "step_with's group must end with the last registered stage (a step group is a run of "
+               "consecutive stages)";
+    if (d->fixed_dt > 0 || d->max_steps || d->max_lag > 0 || d->unscaled)
+        return "a step group's member takes its group's clock: leave fixed_dt, max_steps, max_lag and "
+               "unscaled 0";
+    return NULL;
+}
+
+ECS_API ecs_stage ecs_stage_init(ecs_world *w, const ecs_stage_desc *d) {
+    static const char fn[] = "ecs_stage_init";
     if (!w) return 0;
-    if (ecs__check_idle(w, "ecs_stage_add")) return 0;
+    if (ecs__check_idle(w, fn)) return 0;
+    if (!d) { ecs__fail(w, ECS_ERR_ARG, "%s: desc is NULL", fn); return 0; }
+    const char *bad = w->sys.stage_count ? ecs__stage_bad(w, d) : NULL;
+    if (bad) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": %s", fn, d->name ? d->name : "(unnamed)", bad); return 0; }
     char buf[32];
+    const char *name = d->name;
     if (!name || !*name) { snprintf(buf, sizeof buf, "stage %u", (unsigned)w->sys.stage_count); name = buf; }
     size_t len = strlen(name) + 1;
     char *copy = NULL;
     if (!ECS__RESERVE(w, w->sys.stages, w->sys.stage_cap, (size_t)w->sys.stage_count + 1) ||
         !(copy = (char *)ecs__alloc(w, len))) {
-        ECS__OOM(w, "ecs_stage_add");
+        ECS__OOM(w, fn);
         return 0;
     }
     memcpy(copy, name, len);
-    w->sys.stages[w->sys.stage_count] = copy;
+    ecs__stage *st = &w->sys.stages[w->sys.stage_count];
+    memset(st, 0, sizeof *st);
+    st->name = copy;
+    st->fixed_dt = d->fixed_dt;
+    st->max_steps = d->max_steps ? d->max_steps : 8;
+    st->max_lag = d->max_lag > 0 ? d->max_lag : 0.25f;
+    st->leader = d->step_with ? d->step_with : w->sys.stage_count;
+    st->unscaled = d->unscaled;
+    ecs__store(&st->enabled, 1);
+    st->run_if = d->run_if;
+    st->run_if_ctx = d->run_if_ctx;
     w->graph.built = false;
     return w->sys.stage_count++;
 }
 
+ECS_API ecs_stage ecs_stage_add(ecs_world *w, const char *name) {
+    ecs_stage_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    return ecs_stage_init(w, &d);
+}
+
+ECS_API ecs_result ecs_stage_enable(ecs_world *w, ecs_stage st, bool enabled) {
+    if (!w) return ECS_ERR_ARG;
+    if (st >= w->sys.stage_count)
+        return ecs__fail(w, ECS_ERR_ARG, "ecs_stage_enable: stage %u does not exist", (unsigned)st);
+    ecs_result r = ecs__check_enable(w, "ecs_stage_enable");
+    if (r) return r;
+    ecs__store(&w->sys.stages[st].enabled, (int)enabled);   /* read by thread 0 when a turn starts */
+    return ECS_OK;
+}
+
+ECS_API bool ecs_stage_enabled(const ecs_world *w, ecs_stage st) {
+    return w && st < w->sys.stage_count && ecs__load(&w->sys.stages[st].enabled);
+}
+
 ECS_API const char *ecs_stage_name(const ecs_world *w, ecs_stage stage) {
-    return w && stage < w->sys.stage_count ? w->sys.stages[stage] : NULL;
+    return w && stage < w->sys.stage_count ? w->sys.stages[stage].name : NULL;
 }
 
 ECS_API uint32_t ecs_stage_count(const ecs_world *w) { return w ? w->sys.stage_count : 0; }
@@ -4975,7 +5290,7 @@ static void ecs__systems_fini(ecs_world *w) {
         ecs__free(w, s->bufs);
         ecs__free(w, s->name);
     }
-    for (uint32_t i = 0; i < w->sys.stage_count; i++) ecs__free(w, w->sys.stages[i]);
+    for (uint32_t i = 0; i < w->sys.stage_count; i++) ecs__free(w, w->sys.stages[i].name);
     ecs__free(w, w->sys.systems);
     ecs__map_fini(w, &w->sys.system_names);
     ecs__free(w, w->sys.stages);
@@ -5889,7 +6204,7 @@ static bool ecs__stage_order_problems(ecs_world *w) {
             !ecs__text_edge(w, e) ||
             !ecs__text(w, "), which runs before \"%s\" (its stage \"%s\" runs before stage \"%s\"); put "
                        "them in one stage or drop the declaration", ecs__sname(w, e->from),
-                       w->sys.stages[stt], w->sys.stages[sf]) || !ecs__problem_end(w))
+                       w->sys.stages[stt].name, w->sys.stages[sf].name) || !ecs__problem_end(w))
             return false;
     }
     return true;
@@ -6407,9 +6722,19 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
                  "  edge [fontname=\"Helvetica\", fontsize=10];\n");
     for (uint32_t st = 0; st < w->sys.stage_count; st++) {
         if (!g->stages[st].count) continue;   /* an empty stage would be an empty box */
-        fprintf(out, "  subgraph cluster_stage%u {\n    label=", (unsigned)st);
-        ecs__dot_string(out, w->sys.stages[st]);
-        fprintf(out, ";\n    style=rounded;\n    color=gray60;\n");
+        const ecs__stage *sd = &w->sys.stages[st];
+        fprintf(out, "  subgraph cluster_stage%u {\n    label=<", (unsigned)st);
+        ecs__dot_html(out, sd->name);
+        if (sd->fixed_dt > 0) fprintf(out, "<BR/><FONT POINT-SIZE=\"9\">fixed step %g s</FONT>", (double)sd->fixed_dt);
+        if (sd->leader != st) {
+            fputs("<BR/><FONT POINT-SIZE=\"9\">steps with ", out);
+            ecs__dot_html(out, w->sys.stages[sd->leader].name);
+            fputs("</FONT>", out);
+        }
+        if (sd->run_if) fputs("<BR/><FONT POINT-SIZE=\"9\">run_if</FONT>", out);
+        if (!ecs__load(&sd->enabled)) fputs("<BR/><FONT POINT-SIZE=\"9\">disabled</FONT>", out);
+        fprintf(out, ">;\n    style=%s;\n    color=gray60;\n",
+                sd->run_if || !ecs__load(&sd->enabled) ? "\"rounded,dashed\"" : "rounded");
         for (uint32_t k = 0; k < g->stages[st].count; k++) {
             uint32_t s = g->reg[g->stages[st].first + k];
             const ecs__system *sys = &w->sys.systems[s];
@@ -6419,7 +6744,12 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
             if (sys->flags & ECS_SYSTEM_MAIN_THREAD) fputs("<BR/><FONT POINT-SIZE=\"9\">main thread</FONT>", out);
             if (sys->chunk_size > 0)
                 fprintf(out, "<BR/><FONT POINT-SIZE=\"9\">chunks of %d</FONT>", sys->chunk_size);
+            if (sys->run_if) fputs("<BR/><FONT POINT-SIZE=\"9\">run_if</FONT>", out);
+            if (sys->interval > 1) fprintf(out, "<BR/><FONT POINT-SIZE=\"9\">every %d turns</FONT>", sys->interval);
+            if (!ecs__load(&sys->enabled)) fputs("<BR/><FONT POINT-SIZE=\"9\">disabled</FONT>", out);
             fputc('>', out);
+            if (sys->run_if || sys->interval > 1 || !ecs__load(&sys->enabled))   /* may be skipped */
+                fputs(", style=\"rounded,filled,dashed\"", out);
             if (sys->flags & ECS_SYSTEM_EXCLUSIVE) fprintf(out, ", peripheries=2, fillcolor=\"#fde2c8\"");
             if (sys->flags & ECS_SYSTEM_MAIN_THREAD) fprintf(out, ", fillcolor=\"#d6e6ff\"");
             fprintf(out, "];\n");
@@ -6478,10 +6808,6 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
 #  define ECS_PARALLEL_MIN_NS 50000
 #endif
 #define ECS__MAX_THREADS 256
-
-static bool ecs__on_main(const ecs__system *s) {
-    return (s->flags & (ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) != 0;
-}
 
 /* Stops the frame (any thread; the first failure wins): systems already
    started finish, nothing else starts, and the sync point applies what the
@@ -6546,12 +6872,46 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     return true;
 }
 
-/* Whether s may start: false once the frame stopped, or when there is
-   nothing to do. */
-ECS__HOT bool ecs__may_start(ecs_world *w, ecs__system *s) {
-    if (ecs__load(&w->sched.failed)) { s->chunks = 0; return false; }
+/* Asks s's run_if on thread tc, under s's declarations (the access checks
+   see s running). */
+static bool ecs__ask(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
+    uint32_t was = tc->current;
+    tc->current = si + 1;
+    bool run = s->run_if(w, s->run_if_ctx);
+    tc->current = was;
+    return run;
+}
+
+/* Whether a gated system runs this turn: enabled, its interval's turn, its
+   run_if. Readied on a worker, a MAIN_THREAD or EXCLUSIVE system's run_if
+   waits for thread 0 to take it (cond_due). */
+static bool ecs__gate_open(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
+    if (s->gate & ECS__GATE_OFF) return false;
+    if ((s->gate & ECS__GATE_INTERVAL) && w->sched.turn % (uint64_t)s->interval) return false;
+    if (!(s->gate & ECS__GATE_COND)) return true;
+    if (tc->index && ecs__on_main(s)) return s->cond_due = true;
+    return ecs__ask(w, tc, s, si);
+}
+
+/* Whether s may start: false once the frame stopped, when it is skipped
+   this turn, or when there is nothing to do. */
+ECS__HOT bool ecs__may_start(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
+    if (ecs__load(&w->sched.failed) || (s->gate && !ecs__gate_open(w, tc, s, si))) { s->chunks = 0; return false; }
+    if (s->cond_due) { s->chunks = 1; return true; }   /* ecs__take_due prepares it */
     return ecs__prepare(w, s);
 }
+
+#if ECS__THREADS
+/* Thread 0 took a system whose run_if waits for it: asks it, then prepares
+   the run. False when it does not run (then it is complete at once). */
+static bool ecs__take_due(ecs_world *w, ecs__tctx *tc, uint32_t si) {
+    ecs__system *s = &w->sys.systems[si];
+    s->cond_due = false;
+    if (!ecs__load(&w->sched.failed) && ecs__ask(w, tc, s, si) && ecs__prepare(w, s)) return true;
+    s->chunks = 0;
+    return false;
+}
+#endif
 
 /* A checksum of n values of size bytes (check_reads): 8 bytes a step. */
 static uint64_t ecs__hash_column(const unsigned char *p, size_t bytes) {
@@ -6624,6 +6984,7 @@ static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_
     }
     ecs__event *e = &tc->events[tc->event_count++];
     e->system = system; e->chunk = chunk; e->start = start; e->end = end; e->frame = w->sched.frame;
+    e->step = w->sched.step;
 }
 
 /* A system's iterator before its first batch: every field set (this runs
@@ -6635,10 +6996,12 @@ ECS__HOT void ecs__iter_start(ecs_world *w, const ecs__tctx *tc, const ecs__syst
     it->count = 0;
     it->entities = NULL;
     it->dt = w->sched.dt;
+    it->real_dt = w->sched.real_dt;
     it->ctx = s->ctx;
     it->commands = &s->bufs[chunk == ECS__NONE ? 0 : chunk];
     it->thread = tc->index;
     it->chunk = chunk == ECS__NONE ? 0 : (int)chunk;
+    it->batch = it->chunk;
     it->priv.terms = s->terms;
     it->priv.term_count = s->term_count;
     it->priv.query = NULL;
@@ -6661,7 +7024,10 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
     } else if (chunk == ECS__NONE) {   /* re-read each step: an exclusive system may add tables */
         const ecs_query *q = s->query;
         for (uint32_t i = 0; i < q->match_count; i++)
-            if (q->matches[i].table->count) ecs__call(w, tc, s, &q->matches[i], 0, q->matches[i].table->count, &it);
+            if (q->matches[i].table->count) {
+                ecs__call(w, tc, s, &q->matches[i], 0, q->matches[i].table->count, &it);
+                it.batch++;
+            }
     } else {   /* chunk k: tables in match order, each cut into chunk_size rows */
         const ecs_query *q = s->query;
         uint32_t k = chunk, size = (uint32_t)s->chunk_size;
@@ -6763,7 +7129,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
             ECS__HAPPENS_BEFORE(&su->pending);
             if (ecs__sub_fetch(&su->pending, 1)) continue;
             ECS__HAPPENS_AFTER(&su->pending);
-            if (ecs__may_start(w, su)) { shared |= ecs__push_ready(w, u); pushed = true; }
+            if (ecs__may_start(w, tc, su, u)) { shared |= ecs__push_ready(w, u); pushed = true; }
             else tc->work[n++] = u;
         }
         ECS__HAPPENS_BEFORE(&w->sched.remaining);
@@ -6993,7 +7359,7 @@ ECS__HOT void ecs__run_plain(ecs_world *w, ecs__tctx *tc, uint32_t si, const ecs
     ecs__iter_start(w, tc, s, si, ECS__NONE, &it);
     tc->current = si + 1;
     for (; m < end; m++)
-        if (m->table->count) ecs__call(w, tc, s, m, 0, m->table->count, &it);
+        if (m->table->count) { ecs__call(w, tc, s, m, 0, m->table->count, &it); it.batch++; }
     tc->current = 0;
 #if ECS_CHECK_ACCESS
     tc->batch_table = NULL;
@@ -7018,7 +7384,7 @@ ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
             if (ecs__load(&w->sched.failed)) { s->chunks = 0; break; }   /* the frame stopped */
             if (s->buf_count) { ecs__run_plain(w, tc, si, &q->matches[i]); continue; }
         }   /* else its first run, which makes its buffer */
-        if (!ecs__may_start(w, s)) {
+        if (!ecs__may_start(w, tc, s, si)) {
             if (ecs__load(&w->sched.failed)) break;   /* the frame stopped */
             continue;
         }
@@ -7060,14 +7426,16 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
     bool shared = false;
     for (uint32_t k = 0; k < sg->count; k++) {
         if (sg->preds[k]) continue;
-        if (ecs__may_start(w, &w->sys.systems[order[k]])) shared |= ecs__push_ready(w, order[k]);
+        if (ecs__may_start(w, tc, &w->sys.systems[order[k]], order[k])) shared |= ecs__push_ready(w, order[k]);
         else ecs__complete(w, tc, order[k]);
     }
     if (shared) ecs__wake(w, true);
     for (;;) {
         ecs__task t;
         if (ecs__take(w, 0, &t)) {
-            if (w->sys.systems[t.system].flags & ECS_SYSTEM_EXCLUSIVE) {
+            if (w->sys.systems[t.system].cond_due && !ecs__take_due(w, tc, t.system)) {
+                ecs__complete(w, tc, t.system);   /* skipped: its successors go on */
+            } else if (w->sys.systems[t.system].flags & ECS_SYSTEM_EXCLUSIVE) {
                 ecs__qlock(w);   /* hold the queue and let running tasks drain */
                 ecs__store(&w->sched.hold, 1);
                 ecs__qunlock(w);
@@ -7206,52 +7574,125 @@ static void ecs__stats_update(ecs_world *w, uint64_t wall) {
     w->stats.sync_ns = 0;
 }
 
-ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
-    if (!w) return ECS_ERR_ARG;
-    if (w->sched.phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: called while systems run");
-    if (w->cmd.defer_depth) return ecs__fail(w, ECS_ERR_BUSY, "ecs_progress: not allowed in defer mode");
-    if (w->qry.iter_locks)   /* sync points change structure: no loop may hold a table */
-        for (uint32_t i = 0; i < w->tab.table_count; i++)
-            if (w->tab.tables[i]->lock) return ecs__busy_iter(w, "ecs_progress", w->tab.tables[i]);
-    ecs_result r = ecs__graph_build(w);
-    if (r) return r;
-    if (!ecs__sched_prepare(w)) return ECS__OOM(w, "ecs_progress");
-    const ecs__graph *g = &w->graph;
-    for (uint32_t st = 0; st < g->stage_count; st++)   /* leftovers of a failed sync point */
-        if ((r = ecs__sync(w, &g->stages[st]))) return r;
-#if ECS__THREADS
-    w->sched.tctx[0].id = ecs__thrd_self();
+/* The threads' state and the ready heaps (the workers stopped already). */
+static void ecs__sched_fini(ecs_world *w) {
+    for (int t = 0; w->sched.tctx && t < w->threads; t++) {
+        ecs__free(w, w->sched.tctx[t].work);
+        ecs__free(w, w->sched.tctx[t].events);
+        ecs__free(w, w->sched.tctx[t].error.big);
+        ecs__free(w, w->sched.tctx[t].refusal.big);
+    }
+    ecs__free(w, w->sched.tctx);
+    ecs__free(w, w->sched.ready);
+    ecs__free(w, w->sched.main_ready);
+    ecs__free(w, w->sched.ranks);
+    ecs__free(w, w->sched.parked);
+    ecs__free(w, w->sched.fail_msg.big);
+}
+
+/* ---- >>loop: turns, steps and frames ------------------------------------- */
+/* A frame runs the stages in order; each takes a turn, or a step group
+   (fixed-step stages) takes the steps its clock gives, each step running
+   every stage of the group with its own sync point. Only thread 0 touches
+   the stages' clocks and switches, between turns. */
+/* Applies the enables and disables of stage st's systems made since its
+   last turn (thread 0, between turns: no worker reads a gate now). */
+static void ecs__stage_switches(ecs_world *w, uint32_t st) {
+    const ecs__stage_graph *sg = &w->graph.stages[st];
+    w->sys.stages[st].dirty = false;
+    for (uint32_t k = 0; k < sg->count; k++) ecs__system_gate(&w->sys.systems[w->graph.reg[sg->first + k]]);
+}
+
+/* Whether stage st takes a turn now: enabled, and its run_if (asked on
+   thread 0 with structural calls refused, as in a system). */
+static bool ecs__stage_open(ecs_world *w, uint32_t st) {
+    ecs__stage *sd = &w->sys.stages[st];
+    if (!ecs__load(&sd->enabled)) return false;
+    if (!sd->run_if) return true;
+    int phase = w->sched.phase;
+    w->sched.phase = ECS__SYSTEMS;
+    bool open = sd->run_if(w, sd->run_if_ctx);
+    w->sched.phase = phase;
+    return open;
+}
+
+/* One turn of stage st: its systems, then its sync point. */
+static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
+    ecs__stage *sd = &w->sys.stages[st];
+    const ecs__stage_graph *sg = &w->graph.stages[st];
+    if (sd->dirty) ecs__stage_switches(w, st);
+    w->sched.turn = sd->turns++;
+    w->sched.step = (uint32_t)sd->steps_last++;
+    if (!sg->count) return ECS_OK;
+    w->sched.stage_run = sg;
+    w->sched.phase = ECS__SYSTEMS;
+#if ECS__VZEROUPPER
+    /* Thread 0 comes from the caller's code (or a sync point's hooks),
+       which may leave the upper halves of the AVX registers in use; while
+       they are, SSE code (a non-AVX build's systems) runs slower. Measured:
+       8 systems of SSE matrix code on one thread, 9.25 ms a frame with the
+       state left as it was, 8.38 cleared, the same as on a worker thread. */
+    if (w->vzeroupper) ecs__vzeroupper();
 #endif
-    w->sched.dt = dt;
+#if ECS__THREADS
+    if (w->threads > 1 && (sg->est_ns >= ECS_PARALLEL_MIN_NS || w->sched.measure)) ecs__stage_parallel(w, sg);
+    else
+#endif
+        ecs__stage_inline(w, sg);
+    w->sched.phase = ECS__SYNC;
+    return ecs__sync(w, sg);
+}
+
+/* Stage st's part of the frame: one turn of an ordinary stage, or the steps
+   of the step group st leads (steps < 0: as many as its clock gives).
+   Returns the next stage to run. */
+static uint32_t ecs__stage_frame(ecs_world *w, uint32_t st, int steps, ecs_result *r) {
+    ecs__stage *sd = &w->sys.stages[st];
+    uint32_t end = st + 1;
+    while (end < w->sys.stage_count && w->sys.stages[end].leader == st) end++;
+    for (uint32_t m = st; m < end; m++) w->sys.stages[m].steps_last = 0;
+    if (!ecs__stage_open(w, st)) return end;
+    float dt = sd->unscaled ? w->sched.real_dt : w->sched.real_dt * w->sched.time_scale;
+    if (!(sd->fixed_dt > 0)) {
+        w->sched.dt = dt;
+        *r = ecs__stage_turn(w, st);
+        return end;
+    }
+    const double fixed = sd->fixed_dt;   /* whole steps by subtraction: k * fixed_dt gives k */
+    int k = steps;
+    if (steps < 0) {
+        sd->acc += dt;
+        for (k = 0; k < sd->max_steps && sd->acc >= fixed; k++) sd->acc -= fixed;
+    }
+    w->sched.dt = sd->fixed_dt;
+    for (int i = 0; i < k; i++) {
+        if (*r || ecs__load(&w->sched.failed) || !ecs__load(&sd->enabled)) {   /* stopped, or disabled by a step */
+            if (steps < 0) sd->acc += (double)(k - i) * fixed;   /* the steps not taken stay */
+            break;
+        }
+        *r = ecs__stage_turn(w, st);
+        for (uint32_t m = st + 1; m < end && !*r && !ecs__load(&w->sched.failed); m++)
+            if (ecs__stage_open(w, m)) *r = ecs__stage_turn(w, m);
+    }
+    if (steps < 0 && sd->acc > sd->max_lag) {
+        sd->dropped += sd->acc - sd->max_lag;
+        sd->acc = sd->max_lag;
+    }
+    return end;
+}
+
+/* Whether this frame is timed (and when it started, if it is). */
+static uint64_t ecs__frame_timing(ecs_world *w) {
     uint64_t t0 = 0;
     if (w->trace.tracing || w->sched.measure) w->stats.timing = true;
     else if (w->stats.timing_interval) w->stats.timing = w->sched.frame % (uint64_t)w->stats.timing_interval == 0;
     else w->stats.timing = w->sched.frame % 8 == 0 && (t0 = ecs__now_ns()) - w->stats.timed_at >= ECS_TIMING_MS * 1000000ull;
     if (w->stats.timing) w->stats.timed_at = t0 = t0 ? t0 : ecs__now_ns();
-    ecs__store(&w->sched.failed, 0);
-    for (uint32_t st = 0; st < g->stage_count && !r && !ecs__load(&w->sched.failed); st++) {
-        const ecs__stage_graph *sg = &g->stages[st];
-        if (!sg->count) continue;
-        w->sched.stage_run = sg;
-        w->sched.phase = ECS__SYSTEMS;
-#if ECS__VZEROUPPER
-        /* Thread 0 comes from the caller's code (or a sync point's hooks),
-           which may leave the upper halves of the AVX registers in use;
-           while they are, SSE code (a non-AVX build's systems) runs slower.
-           Measured: 8 systems of SSE matrix code on one thread, 9.25 ms a
-           frame with the state left as it was, 8.38 cleared, the same as on
-           a worker thread. */
-        if (w->vzeroupper) ecs__vzeroupper();
-#endif
-#if ECS__THREADS
-        if (w->threads > 1 && (sg->est_ns >= ECS_PARALLEL_MIN_NS || w->sched.measure)) ecs__stage_parallel(w, sg);
-        else
-#endif
-            ecs__stage_inline(w, sg);
-        w->sched.phase = ECS__SYNC;
-        r = ecs__sync(w, sg);
-    }
-    w->sched.phase = ECS__IDLE;
+    return t0;
+}
+
+/* After the frame: stats, the frame count, and what the call returns. */
+static ecs_result ecs__frame_end(ecs_world *w, uint64_t t0, ecs_result r) {
     if (w->stats.timing) {
         uint64_t t1 = ecs__now_ns();
         if (w->trace.tracing) ecs__trace_add(w, &w->sched.tctx[0], ECS__EVENT_FRAME, ECS__NONE, t0, t1);
@@ -7279,23 +7720,77 @@ ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
     return r;
 }
 
-/* The threads' state and the ready heaps (the workers stopped already). */
-static void ecs__sched_fini(ecs_world *w) {
-    for (int t = 0; w->sched.tctx && t < w->threads; t++) {
-        ecs__free(w, w->sched.tctx[t].work);
-        ecs__free(w, w->sched.tctx[t].events);
-        ecs__free(w, w->sched.tctx[t].error.big);
-        ecs__free(w, w->sched.tctx[t].refusal.big);
-    }
-    ecs__free(w, w->sched.tctx);
-    ecs__free(w, w->sched.ready);
-    ecs__free(w, w->sched.main_ready);
-    ecs__free(w, w->sched.ranks);
-    ecs__free(w, w->sched.parked);
-    ecs__free(w, w->sched.fail_msg.big);
+static ecs_result ecs__progress(ecs_world *w, float dt, int steps, const char *fn) {
+    if (w->sched.phase != ECS__IDLE) return ecs__fail(w, ECS_ERR_BUSY, "%s: called while systems run", fn);
+    if (w->cmd.defer_depth) return ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed in defer mode", fn);
+    if (w->qry.iter_locks)   /* sync points change structure: no loop may hold a table */
+        for (uint32_t i = 0; i < w->tab.table_count; i++)
+            if (w->tab.tables[i]->lock) return ecs__busy_iter(w, fn, w->tab.tables[i]);
+    if (!(dt >= 0 && dt <= FLT_MAX)) return ecs__fail(w, ECS_ERR_ARG, "%s: dt %g is negative or not finite", fn, (double)dt);
+    ecs_result r = ecs__graph_build(w);
+    if (r) return r;
+    if (!ecs__sched_prepare(w)) return ECS__OOM(w, fn);
+    const ecs__graph *g = &w->graph;
+    for (uint32_t st = 0; st < g->stage_count; st++)   /* leftovers of a failed sync point */
+        if ((r = ecs__sync(w, &g->stages[st]))) return r;
+#if ECS__THREADS
+    w->sched.tctx[0].id = ecs__thrd_self();
+#endif
+    w->sched.real_dt = dt;
+    uint64_t t0 = ecs__frame_timing(w);
+    ecs__store(&w->sched.failed, 0);
+    for (uint32_t st = 0; st < g->stage_count && !r && !ecs__load(&w->sched.failed);)
+        st = ecs__stage_frame(w, st, steps, &r);
+    w->sched.phase = ECS__IDLE;
+    return ecs__frame_end(w, t0, r);
 }
 
+ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
+    return w ? ecs__progress(w, dt, -1, "ecs_progress") : ECS_ERR_ARG;
+}
+
+ECS_API ecs_result ecs_progress_steps(ecs_world *w, int steps, float dt) {
+    if (!w) return ECS_ERR_ARG;
+    if (steps < 0) return ecs__fail(w, ECS_ERR_ARG, "ecs_progress_steps: steps %d is negative", steps);
+    return ecs__progress(w, dt, steps, "ecs_progress_steps");
+}
+
+ECS_API void ecs_world_set_time_scale(ecs_world *w, float scale) {
+    if (!w) return;
+    if (ecs__check_enable(w, "ecs_world_set_time_scale")) {   /* a void call: the frame reports it */
+        const ecs__tctx *tc = ecs__thread_ctx(w);
+        if (tc->current)
+            ecs__refuse(w, "ecs_world_set_time_scale: system \"%s\" is neither EXCLUSIVE nor MAIN_THREAD; "
+                        "the scale is set between frames or from those", w->sys.systems[tc->current - 1].name);
+        return;
+    }
+    if (!(scale >= 0 && scale <= FLT_MAX)) {
+        ecs__fail(w, ECS_ERR_ARG, "ecs_world_set_time_scale: %g is negative or not finite", (double)scale);
+        return;
+    }
+    w->sched.time_scale = scale;   /* read by thread 0 when a stage's turn starts */
+}
+
+ECS_API float ecs_world_time_scale(const ecs_world *w) { return w ? w->sched.time_scale : 0; }
+
 /* ---- >>stats: what ran, how long ----------------------------------------- */
+ECS_API float ecs_stage_alpha(const ecs_world *w, ecs_stage st) {
+    if (!w || st >= w->sys.stage_count) return 0;
+    const ecs__stage *lead = &w->sys.stages[w->sys.stages[st].leader];   /* a group shares one clock */
+    return lead->fixed_dt > 0 ? (float)(lead->acc / lead->fixed_dt) : 0;
+}
+
+ECS_API ecs_result ecs_stage_stats_get(const ecs_world *w, ecs_stage st, ecs_stage_stats *out) {
+    if (!w) return ECS_ERR_ARG;
+    if (st >= w->sys.stage_count || !out)
+        return ecs__fail(w, ECS_ERR_ARG, "ecs_stage_stats_get: %s", out ? "no such stage" : "out is NULL");
+    const ecs__stage *sd = &w->sys.stages[st];
+    out->steps = sd->turns;
+    out->steps_last = sd->steps_last;
+    out->dropped_time = w->sys.stages[sd->leader].dropped;
+    return ECS_OK;
+}
+
 ECS_API ecs_result ecs_system_stats_get(const ecs_world *w, ecs_system s, ecs_system_stats *out) {
     if (!w) return ECS_ERR_ARG;
     if (!out || !s || s > w->sys.system_count)
@@ -7516,6 +8011,7 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out) {
             fprintf(out, ",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"frame\":%llu",
                     t, ts, dur, (unsigned long long)e->frame);
             if (e->chunk != ECS__NONE) fprintf(out, ",\"chunk\":%u", (unsigned)e->chunk);
+            if (e->system != ECS__EVENT_FRAME) fprintf(out, ",\"step\":%u", (unsigned)e->step);
             fputs("}}", out);
         }
     }
@@ -7623,6 +8119,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->vzeroupper = __builtin_cpu_supports("avx");
 #endif
     w->sched.excl_table = ECS__NONE;
+    w->sched.time_scale = 1;
     w->ent.free_head = ECS__NONE;
     if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
         (ecs_stage_add(w, "default"), w->sys.stage_count == 0) || !ecs__pool_start(w)) {
