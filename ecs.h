@@ -412,6 +412,7 @@ typedef struct ecs_iter {
     float dt;                     /* the dt passed to ecs_progress times the time scale
                                      (ecs_world_set_time_scale; unscaled stages: as
                                      passed); fixed_dt in a fixed-step stage */
+    float real_dt;                /* the dt passed to ecs_progress, unscaled */
     void *ctx;                    /* the system's ctx */
     ecs_commands *commands;       /* deferred structural changes; NULL for a
                                      plain query outside defer mode */
@@ -419,7 +420,6 @@ typedef struct ecs_iter {
     int chunk;                    /* this batch's chunk within its system's run this
                                      frame: 0-based, in table then row order, the same
                                      for any thread count; 0 if not chunked */
-    float real_dt;                /* the dt passed to ecs_progress, unscaled */
     int batch;                    /* this batch's index within the system's run (or the
                                      query loop): 0 first; equals chunk when chunked */
     /* private state follows; do not touch */
@@ -702,11 +702,13 @@ ECS_API void ecs_report_print(const ecs_report *r, FILE *out);
 ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b);
 
 /* ---- >>api: running ------------------------------------------------------ */
-/* Runs every stage once: validates if the graph changed (ECS_ERR_INVALID_GRAPH,
+/* Runs one frame: every stage once (a disabled one, or one whose run_if says
+   no, not at all; a fixed-step group the steps its clock gives, see
+   ecs_stage_init); validates if the graph changed (ECS_ERR_INVALID_GRAPH,
    running nothing, if it has problems); systems run in parallel where the
    graph allows; commands recorded in it->commands are applied at the end of
-   each stage and before each EXCLUSIVE system, in the order stage, system
-   registration, chunk, recording. ECS_ERR_BUSY from inside a system or in
+   each stage's turn and before each EXCLUSIVE system, in the order stage,
+   step, system registration, chunk, recording. ECS_ERR_BUSY from inside a system or in
    defer mode; ECS_ERR_NOMEM if memory ran out while commands were recorded
    or applied (the frame stops at that sync point; commands that did not
    apply are kept and applied first by the next call). While systems run,
@@ -759,7 +761,8 @@ typedef struct ecs_system_stats {
     uint64_t runs;         /* turns in which it ran (frames; steps in a fixed-step stage):
                               not when skipped or when its query matches nothing */
     uint64_t timed;        /* of those, frames that timed it */
-    double last_us;        /* work in the latest timed frame (all chunks together) */
+    double last_us;        /* work of one turn in the latest timed frame (all chunks
+                              together; a fixed-step stage's: per step) */
     double avg_us;         /* moving average over the timed frames */
     uint32_t chunks;       /* chunks in the latest timed frame (1 if not chunked) */
 } ecs_system_stats;
@@ -785,9 +788,11 @@ ECS_API ecs_result ecs_frame_stats_get(const ecs_world *w, ecs_frame_stats *out)
    the measured averages in microseconds, 1 for systems never timed). A
    chunked system is modelled as `threads` equal pieces. With measured
    durations it is the frame ecs_progress runs: each stage's measured
-   sync-point time is added to it (serial: thread 0 applies commands), and a
-   stage whose measured work is below ECS_PARALLEL_MIN_NS runs on one thread.
-   ECS_ERR_INVALID_GRAPH if the graph has problems. */
+   sync-point time is added to it (serial: thread 0 applies commands), a
+   stage whose measured work is below ECS_PARALLEL_MIN_NS runs on one thread,
+   and each stage counts as many turns as it took in the latest timed frame
+   (fixed steps; 0 if it was skipped). ECS_ERR_INVALID_GRAPH if the graph
+   has problems. */
 typedef struct ecs_sim_result {
     double makespan;       /* with ecs.h's policy: critical path first */
     double fifo_makespan;  /* with first-come-first-served, for comparison */
@@ -1535,13 +1540,13 @@ typedef struct ecs__system {
     int chunk_size;
     int term_count;
     ecs_stage stage;
-    bool plain;              /* has a query, unchunked, not exclusive, no gate: the lean
-                                inline run */
+    uint8_t plain;           /* has a query, unchunked, not exclusive: the lean inline run
+                                (1; 2 when gated: it asks ecs__gate_open first) */
     uint8_t gate;            /* ECS__GATE_ bits: what may skip it in a turn (0: nothing) */
     bool cond_due;           /* readied on a worker: thread 0 asks its run_if when it takes it */
-    int interval;
-    ecs_condition_fn run_if;
-    void *run_if_ctx;
+    int interval;            /* (in the padding before bufs: at 1280 bytes, a multiple of 256,
+                                the array's hot lines crowded a few L1 sets, +3% a frame for
+                                64 tiny systems; keep the size off such multiples) */
 
     /* running: written by the thread that readies, runs or completes it */
     ecs_commands *bufs;      /* one per chunk (one for an unchunked system) */
@@ -1570,6 +1575,8 @@ typedef struct ecs__system {
                                 the first of them in run order + 1, for its refusals (0: none) */
     ECS__ATOMIC(int) enabled;/* ecs_system_enable: into gate at its stage's next turn (atomic:
                                 getters may ask from any thread) */
+    ecs_condition_fn run_if; /* read when gated */
+    void *run_if_ctx;
 } ecs__system;
 enum { ECS__GATE_OFF = 1, ECS__GATE_INTERVAL = 2, ECS__GATE_COND = 4 };
 static bool ecs__on_main(const ecs__system *s) {   /* runs on thread 0 */
@@ -1587,7 +1594,8 @@ typedef struct ecs__stage {
     uint32_t leader;         /* the first stage of its step group; itself if none */
     bool unscaled;
     ECS__ATOMIC(int) enabled;
-    bool dirty;              /* a system of it was enabled or disabled since its last turn */
+    bool dirty;              /* a system of it was added, enabled or disabled since its last turn */
+    uint32_t off;            /* its disabled systems (all: the turn runs none) */
     ecs_condition_fn run_if;
     void *run_if_ctx;
     uint64_t turns;          /* the clock, which snapshots keep: */
@@ -1610,10 +1618,11 @@ typedef struct ecs__stage_graph {
     uint32_t *succ_at, *succ;/* the transitively reduced execution graph */
     uint32_t *preds;         /* in-degree in it */
     uint32_t *topo;          /* a topological order of it */
-    double est_ns;           /* its systems' measured work per frame (ecs__ranks_update) */
+    double est_ns;           /* its systems' measured work per turn (ecs__ranks_update) */
     double sync_ns;          /* its sync points' time per frame, averaged over timed frames */
     uint64_t sync_now;       /* ...in this timed frame so far */
     uint64_t sync_timed;     /* timed frames averaged into sync_ns */
+    uint32_t turns;          /* its turns in the latest timed frame (fixed steps: several) */
     uint32_t *excl_at, *excl;/* conflicting independent_of partners, both ways (NULL: none):
                                 never run at the same time */
     bool cyclic;
@@ -1670,6 +1679,7 @@ typedef struct ecs__tctx {   /* a thread that runs systems; tctx[0] calls ecs_pr
     ecs__start start;
 #endif
     uint32_t current;        /* the system it runs + 1, for the access checks */
+    bool asking;             /* ...in its run_if, not its fn */
     const void *batch_table; /* the batch it runs: chunked systems may touch these rows */
     uint32_t batch_row, batch_count;
     uint32_t refused;        /* lowest system + 1 an access check refused this frame */
@@ -1987,7 +1997,7 @@ ECS__COLD ecs_result ecs__refuse(const ecs_world *cw, const char *fmt, ...) {
         ecs__tctx *tc = ecs__thread_ctx(w);
         if (tc->current && (!tc->refused || tc->current < tc->refused)) {
             tc->refused = tc->current;
-            ecs__msg_set(w, &tc->refusal, "%s", ecs__msg_text(m));
+            ecs__msg_set(w, &tc->refusal, "%s%s", ecs__msg_text(m), tc->asking ? " (in its run_if)" : "");
         }
     }
     return ECS_ERR_ACCESS;
@@ -5048,12 +5058,12 @@ static void ecs__system_declare(ecs__system *s) {
         }
 }
 
-/* What may skip s in a turn, from its desc and its enabled flag; only lean
-   systems with nothing to ask take the inline fast path. */
+/* What may skip s in a turn, from its desc and its enabled flag, and
+   whether it takes the lean inline run. */
 static void ecs__system_gate(ecs__system *s) {
     s->gate = (uint8_t)((ecs__load(&s->enabled) ? 0 : ECS__GATE_OFF) | (s->interval > 1 ? ECS__GATE_INTERVAL : 0) |
                         (s->run_if ? ECS__GATE_COND : 0));
-    s->plain = s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) && !s->gate;
+    s->plain = (uint8_t)(s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) ? 1 + !!s->gate : 0);
 }
 
 static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
@@ -5141,6 +5151,7 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     ecs__store(&s->enabled, 1);
     ecs__system_gate(s);
     ecs__system_declare(s);
+    w->sys.stages[s->stage].dirty = true;
     ecs__map_put(&w->sys.system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->sys.system_count);
     w->graph.built = false;
     return ++w->sys.system_count;
@@ -6877,7 +6888,9 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
 static bool ecs__ask(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
     uint32_t was = tc->current;
     tc->current = si + 1;
+    tc->asking = true;
     bool run = s->run_if(w, s->run_if_ctx);
+    tc->asking = false;
     tc->current = was;
     return run;
 }
@@ -6988,13 +7001,12 @@ static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_
 }
 
 /* A system's iterator before its first batch: every field set (this runs
-   per system per frame), count and fields by ecs__call. */
+   per system per frame); count, entities and fields by ecs__call, or by
+   ecs__run for a system without terms. */
 ECS__HOT void ecs__iter_start(ecs_world *w, const ecs__tctx *tc, const ecs__system *s, uint32_t si,
                               uint32_t chunk, ecs_iter *it) {
     it->world = w;
     it->system = si + 1;
-    it->count = 0;
-    it->entities = NULL;
     it->dt = w->sched.dt;
     it->real_dt = w->sched.real_dt;
     it->ctx = s->ctx;
@@ -7020,6 +7032,8 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
     if (w->stats.timing && !t0) t0 = ecs__now_ns();
     tc->current = si + 1;
     if (!s->query) {
+        it.count = 0;
+        it.entities = NULL;
         s->fn(&it);
     } else if (chunk == ECS__NONE) {   /* re-read each step: an exclusive system may add tables */
         const ecs_query *q = s->query;
@@ -7358,8 +7372,9 @@ ECS__HOT void ecs__run_plain(ecs_world *w, ecs__tctx *tc, uint32_t si, const ecs
     ecs_iter it;
     ecs__iter_start(w, tc, s, si, ECS__NONE, &it);
     tc->current = si + 1;
-    for (; m < end; m++)
-        if (m->table->count) { ecs__call(w, tc, s, m, 0, m->table->count, &it); it.batch++; }
+    ecs__call(w, tc, s, m, 0, m->table->count, &it);   /* m has rows: batch 0 */
+    for (m++; m < end; m++)
+        if (m->table->count) { it.batch++; ecs__call(w, tc, s, m, 0, m->table->count, &it); }
     tc->current = 0;
 #if ECS_CHECK_ACCESS
     tc->batch_table = NULL;
@@ -7383,6 +7398,17 @@ ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
             if (i == q->match_count) { s->chunks = 0; continue; }   /* nothing to do */
             if (ecs__load(&w->sched.failed)) { s->chunks = 0; break; }   /* the frame stopped */
             if (s->buf_count) { ecs__run_plain(w, tc, si, &q->matches[i]); continue; }
+        } else if (s->plain & (lean << 1)) {   /* the same, asked first (as ecs__may_start does) */
+            if (ecs__load(&w->sched.failed)) { s->chunks = 0; break; }
+            if (!ecs__gate_open(w, tc, s, si)) { s->chunks = 0; continue; }
+            const ecs_query *q = s->query;
+            const uint32_t i = ecs__first_rows(q);
+            if (i == q->match_count) { s->chunks = 0; continue; }
+            if (s->buf_count) { ecs__run_plain(w, tc, si, &q->matches[i]); continue; }
+            if (!ecs__prepare(w, s)) break;   /* (out of memory for its first buffer) */
+            (void)ecs__run(w, tc, si, ECS__NONE, 0);
+            ecs__finished(w, s, 1);
+            continue;
         }   /* else its first run, which makes its buffer */
         if (!ecs__may_start(w, tc, s, si)) {
             if (ecs__load(&w->sched.failed)) break;   /* the frame stopped */
@@ -7546,23 +7572,26 @@ static void ecs__stats_update(ecs_world *w, uint64_t wall) {
         uint64_t ns = ecs__load(&s->work_ns);
         ecs__store(&s->work_ns, 0);
         if (s->last_frame != w->sched.frame + 1) continue;   /* did not run this frame */
-        s->last_ns = (double)ns;
+        int turns = w->sys.stages[s->stage].steps_last;      /* per turn: fixed steps are runs */
+        s->last_ns = (double)ns / (turns > 1 ? turns : 1);
         s->avg_ns = s->timed ? s->avg_ns + (s->last_ns - s->avg_ns) / 8 : s->last_ns;
         s->timed++;
         s->last_chunks = s->chunks;
-        work += s->last_ns;
+        work += (double)ns;
     }
     ecs__ranks_update(w);
     for (uint32_t st = 0; st < g->stage_count; st++) {   /* stages run one after another */
         ecs__stage_graph *sg = &g->stages[st];
-        double best = 0, sync = (double)sg->sync_now;
-        sg->sync_ns = sg->sync_timed++ ? sg->sync_ns + (sync - sg->sync_ns) / 8 : sync;
+        int turns = w->sys.stages[st].steps_last;   /* a skipped stage's figures stay */
+        double best = 0, sync = (double)sg->sync_now / (turns > 1 ? turns : 1);
+        sg->turns = (uint32_t)turns;
+        if (turns) sg->sync_ns = sg->sync_timed++ ? sg->sync_ns + (sync - sg->sync_ns) / 8 : sync;
         sg->sync_now = 0;
         for (uint32_t k = 0; k < sg->count; k++) {
             double r = w->sched.ranks[g->order[sg->first + k]];
             if (r > best) best = r;
         }
-        critical += best;
+        critical += best * turns;
     }
     w->stats.frame_stats.wall_us = (double)wall / 1000;
     w->stats.frame_stats.work_us = work / 1000;
@@ -7599,8 +7628,14 @@ static void ecs__sched_fini(ecs_world *w) {
    last turn (thread 0, between turns: no worker reads a gate now). */
 static void ecs__stage_switches(ecs_world *w, uint32_t st) {
     const ecs__stage_graph *sg = &w->graph.stages[st];
-    w->sys.stages[st].dirty = false;
-    for (uint32_t k = 0; k < sg->count; k++) ecs__system_gate(&w->sys.systems[w->graph.reg[sg->first + k]]);
+    ecs__stage *sd = &w->sys.stages[st];
+    sd->dirty = false;
+    sd->off = 0;
+    for (uint32_t k = 0; k < sg->count; k++) {
+        ecs__system *s = &w->sys.systems[w->graph.reg[sg->first + k]];
+        ecs__system_gate(s);
+        sd->off += (s->gate & ECS__GATE_OFF) != 0;
+    }
 }
 
 /* Whether stage st takes a turn now: enabled, and its run_if (asked on
@@ -7623,7 +7658,7 @@ static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
     if (sd->dirty) ecs__stage_switches(w, st);
     w->sched.turn = sd->turns++;
     w->sched.step = (uint32_t)sd->steps_last++;
-    if (!sg->count) return ECS_OK;
+    if (sd->off == sg->count) return ECS_OK;   /* no systems, or all disabled: no hand-off */
     w->sched.stage_run = sg;
     w->sched.phase = ECS__SYSTEMS;
 #if ECS__VZEROUPPER
@@ -7935,6 +7970,7 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
         const uint32_t *order = g->order + sg->first;
         if (!sg->count) continue;
         double work = 0, cp = 0, sync = durations ? 0 : sg->sync_ns / 1000;
+        double turns = durations || !sg->sync_timed ? 1 : sg->turns;   /* measured: as that frame ran */
         /* measured: as ecs_progress runs it, inline when its work is too small to share */
         int th = !durations && sg->est_ns < ECS_PARALLEL_MIN_NS && sg->sync_timed ? 1 : threads;
         for (uint32_t k = 0; k < sg->count; k++) {
@@ -7951,12 +7987,12 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
             rank[k] = best + (w->sys.systems[order[k]].chunk_size > 0 ? d[k] / th : d[k]);
             if (rank[k] > cp) cp = rank[k];
         }
-        out->makespan += ecs__sim_stage(w, sg, th, d, rank, false, scratch, key, run) + sync;
-        out->fifo_makespan += ecs__sim_stage(w, sg, th, d, rank, true, scratch, key, run) + sync;
-        out->critical_path += cp + sync;
-        out->total_work += work + sync;
-        out->lower_bound += (cp > work / th ? cp : work / th) + sync;
-        out->sync += sync;
+        out->makespan += (ecs__sim_stage(w, sg, th, d, rank, false, scratch, key, run) + sync) * turns;
+        out->fifo_makespan += (ecs__sim_stage(w, sg, th, d, rank, true, scratch, key, run) + sync) * turns;
+        out->critical_path += (cp + sync) * turns;
+        out->total_work += (work + sync) * turns;
+        out->lower_bound += ((cp > work / th ? cp : work / th) + sync) * turns;
+        out->sync += sync * turns;
     }
     ecs__free(w, scratch); ecs__free(w, d); ecs__free(w, run);
     return ECS_OK;

@@ -22,7 +22,9 @@
    frame times of tiny frames, how far ecs_schedule_simulate's prediction of
    a sync-heavy frame is from the frame's measured time, and ecs_validate
    times on random graphs; and ecs_schedule_simulate's makespans against
-   their lower bound. Thread
+   their lower bound. Last, the game loop: the 64-system frame of the tiny
+   rows with run_if, disabled systems, a fixed-step stage and
+   ecs_progress_steps, as ratios to the same frames without them. Thread
    speedups need idle cores: the run ends with the load average.
 
    usage: build/bench [--quick]    --quick takes 3 samples per workload
@@ -1176,8 +1178,10 @@ static ecs_id component_n(ecs_world *w, const char *prefix, int i, size_t size, 
     NEED(id, "ecs_component failed");
     return id;
 }
-static void system_add(ecs_world *w, const ecs_system_desc *d) {
-    NEED(ecs_system_add(w, d), "ecs_system_add failed");
+static ecs_system system_add(ecs_world *w, const ecs_system_desc *d) {
+    ecs_system s = ecs_system_add(w, d);
+    NEED(s, "ecs_system_add failed");
+    return s;
 }
 
 /* ---- timing frames ---- */
@@ -1482,44 +1486,55 @@ static void sys_tiny(ecs_iter *it) {
     g_tiny_calls[it->thread]++;
 }
 
-static ecs_world *tiny_world(int threads, bool entities, ecs_id *cids) {
-    ecs_world *w = world_threads(threads, ECS_ORDER_INSERTION);
+/* How tiny_world builds its world: the plain one is {threads, entities}. */
+typedef struct tiny_opts {
+    int threads;
+    bool entities;
+    const ecs_stage_desc *stage;   /* the systems go in a new stage made from it; NULL: stage 0 */
+    ecs_condition_fn run_if;       /* given to every system, with run_if_ctx */
+    void *run_if_ctx;
+    bool disabled;                 /* every system disabled (ecs_system_enable) */
+} tiny_opts;
+
+static ecs_world *tiny_world(const tiny_opts *o, ecs_id *cids) {
+    ecs_world *w = world_threads(o->threads, ECS_ORDER_INSERTION);
+    ecs_stage st = 0;
+    if (o->stage) NEED(st = ecs_stage_init(w, o->stage), "ecs_stage_init failed");
     for (int s = 0; s < TINY_SYSTEMS; s++) {
         char name[32];
         cids[s] = component_n(w, "Tiny", s, sizeof(float), _Alignof(float));
-        if (entities) NEED(ecs_create_many(w, 1, &cids[s], 1, NULL) == ECS_OK, "ecs_create_many failed");
+        if (o->entities) NEED(ecs_create_many(w, 1, &cids[s], 1, NULL) == ECS_OK, "ecs_create_many failed");
         snprintf(name, sizeof name, "tiny%d", s);
-        system_add(w, &(ecs_system_desc){.name = name, .fn = sys_tiny,
-                                         .terms = {{cids[s], ECS_WRITE, ECS_AND}}});
+        ecs_system sys = system_add(w, &(ecs_system_desc){.name = name, .fn = sys_tiny, .stage = st,
+                                         .terms = {{cids[s], ECS_WRITE, ECS_AND}},
+                                         .run_if = o->run_if, .run_if_ctx = o->run_if_ctx});
+        if (o->disabled) NEED(ecs_system_enable(w, sys, false) == ECS_OK, "ecs_system_enable failed");
     }
     NEED(ecs_validate(w, NULL) == ECS_OK, "ecs_validate failed");
     return w;
 }
 
-/* Every frame added 1 to each entity's value: frames in all. */
-static void tiny_check(ecs_world *w, const ecs_id *cids, bool entities, const char *bench) {
-    uint64_t frames = 0;
-    ecs_frame_stats fs;
-    NEED(ecs_frame_stats_get(w, &fs) == ECS_OK, "ecs_frame_stats_get failed");
-    frames = fs.frames;
+/* Each system ran `turns` times: every entity's value is turns. */
+static void tiny_check(ecs_world *w, const ecs_id *cids, bool entities, uint64_t turns, const char *bench) {
     bool ok = ecs_count(w) == (entities ? TINY_SYSTEMS : 0);
     for (int s = 0; s < TINY_SYSTEMS && entities; s++) {
         long rows = 0;
         ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{cids[s], ECS_READ, ECS_AND}}});
         NEED(q, "ecs_query_new failed");
         for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
-            ok &= (double)ECS_FIELD(&it, float, 0)[0] == (double)frames;
+            ok &= (double)ECS_FIELD(&it, float, 0)[0] == (double)turns;
             rows += it.count;
         }
         ok &= rows == 1;
         ecs_query_free(q);
     }
-    check(ok, bench, "a system did not run once per frame on its entity");
+    check(ok, bench, "a system did not run once per turn on its entity");
 }
 
 static int tiny_rows(abs_row *out, bool entities) {
     ecs_id ids1[TINY_SYSTEMS], ids2[TINY_SYSTEMS];
-    ecs_world *w1 = tiny_world(1, entities, ids1), *w2 = tiny_world(2, entities, ids2);
+    ecs_world *w1 = tiny_world(&(tiny_opts){.threads = 1, .entities = entities}, ids1),
+              *w2 = tiny_world(&(tiny_opts){.threads = 2, .entities = entities}, ids2);
     const char *what = entities ? "64 systems x 1 entity" : "64 systems matching nothing";
     double ns1, ns2;
     g_tiny_calls[0] = g_tiny_calls[1] = 0;
@@ -1530,8 +1545,8 @@ static int tiny_rows(abs_row *out, bool entities) {
     check(g_tiny_calls[0] + g_tiny_calls[1] ==
           (entities ? (long)(f1.frames + f2.frames) * TINY_SYSTEMS : 0), what,
           entities ? "systems did not run once per frame" : "a system with nothing to do ran");
-    tiny_check(w1, ids1, entities, what);
-    tiny_check(w2, ids2, entities, what);
+    tiny_check(w1, ids1, entities, f1.frames, what);   /* every frame added 1 to each value */
+    tiny_check(w2, ids2, entities, f2.frames, what);
     for (int t = 0; t < 2; t++) {
         abs_row *r = &out[t];
         memset(r, 0, sizeof *r);
@@ -1544,6 +1559,111 @@ static int tiny_rows(abs_row *out, bool entities) {
     ecs_world_free(w1);
     ecs_world_free(w2);
     return 2;
+}
+
+/* ---- the game loop: the 64-system frame with and without a feature ----
+   Ratio rows (ns per op against a baseline op, both built by tiny_world, 1
+   thread): run_if on every system, every system disabled, a fixed-step stage,
+   ecs_progress_steps. An op is `calls` calls of ecs_progress(w, dt), or of
+   ecs_progress_steps(w, steps, dt) when steps >= 0. Each side checks after
+   the row that its systems ran once per turn of their stage, and no more. */
+enum { LOOP_OPS = 1000 };   /* ops per sample */
+
+typedef struct loop_side {
+    tiny_opts opts;
+    float dt;
+    int calls, steps;
+    int turns_per_call;        /* turns of the systems' stage per call */
+    ecs_world *w;
+    ecs_id cids[TINY_SYSTEMS];
+    long made;                 /* calls made so far */
+    long conds;                /* cond_true calls on this side */
+} loop_side;
+typedef struct loop_ctx { const char *name; loop_side side[2]; } loop_ctx;   /* 0: the baseline */
+
+/* The condition of the run_if row: counts its calls (1 thread: no race). */
+static bool cond_true(ecs_world *w, void *ctx) {
+    (void)w;
+    ++*(long *)ctx;
+    return true;
+}
+
+static double loop_ops(loop_side *s, int ops, const char *bench) {
+    bool bad = false;
+    float dt = s->dt;
+    double t0 = now_ns();
+    for (int k = 0; k < ops; k++)
+        for (int c = 0; c < s->calls; c++)
+            bad |= (s->steps < 0 ? ecs_progress(s->w, dt) : ecs_progress_steps(s->w, s->steps, dt)) != ECS_OK;
+    double t = now_ns() - t0;
+    s->made += (long)ops * s->calls;
+    check(!bad, bench, s->steps < 0 ? "ecs_progress failed" : "ecs_progress_steps failed");
+    return t;
+}
+static double loop_base(void *ctx) { loop_ctx *c = ctx; return loop_ops(&c->side[0], LOOP_OPS, c->name); }
+static double loop_ecs(void *ctx) { loop_ctx *c = ctx; return loop_ops(&c->side[1], LOOP_OPS, c->name); }
+
+/* Both sides built, warmed up as progress_pair does (16 ops each), timed by
+   run_pair, checked and freed. */
+static bench_row loop_row(loop_ctx *c, double target) {
+    bench_row r = {c->name, 0, 0, target, true};
+    for (int k = 0; k < 2; k++) {
+        loop_side *s = &c->side[k];
+        if (s->opts.run_if) s->opts.run_if_ctx = &s->conds;
+        s->w = tiny_world(&s->opts, s->cids);
+    }
+    for (int k = 0; k < 16; k++) { loop_ops(&c->side[0], 1, c->name); loop_ops(&c->side[1], 1, c->name); }
+    run_pair(reps(151), loop_base, loop_ecs, c, LOOP_OPS, &r.base_ns, &r.ecs_ns);
+    for (int k = 0; k < 2; k++) {
+        loop_side *s = &c->side[k];
+        uint64_t turns = (uint64_t)s->made * (uint64_t)s->turns_per_call;
+        ecs_stage_stats st = {0};
+        ecs_stage stage = (ecs_stage)(ecs_stage_count(s->w) - 1);   /* the systems' stage */
+        NEED(ecs_stage_stats_get(s->w, stage, &st) == ECS_OK, "ecs_stage_stats_get failed");
+        check(st.steps == turns && st.steps_last == s->turns_per_call, c->name, "the stage took the wrong turns");
+        tiny_check(s->w, s->cids, true, s->opts.disabled ? 0 : turns, c->name);
+        check(s->conds == (s->opts.run_if ? (long)turns * TINY_SYSTEMS : 0), c->name,
+              "run_if was not asked once per system and turn");
+        ecs_world_free(s->w);
+    }
+    return r;
+}
+
+static bench_row bench_loop_run_if(void) {
+    loop_ctx c = {"64 systems x 1 entity, 1 thread, all run_if true (vs none)", {
+        {.opts = {.threads = 1, .entities = true}, .dt = g_dt, .calls = 1, .steps = -1, .turns_per_call = 1},
+        {.opts = {.threads = 1, .entities = true, .run_if = cond_true}, .dt = g_dt, .calls = 1, .steps = -1,
+         .turns_per_call = 1}}};
+    return loop_row(&c, 1.15);
+}
+static bench_row bench_loop_disabled(void) {
+    loop_ctx c = {"64 systems x 1 entity, 1 thread, all disabled (vs enabled)", {
+        {.opts = {.threads = 1, .entities = true}, .dt = g_dt, .calls = 1, .steps = -1, .turns_per_call = 1},
+        {.opts = {.threads = 1, .entities = true, .disabled = true}, .dt = g_dt, .calls = 1, .steps = -1,
+         .turns_per_call = 1}}};
+    return loop_row(&c, 0.15);
+}
+/* One ecs_progress(w, 1.0) of a fixed-step stage (fixed_dt 0.25: 4 steps)
+   against 4 ecs_progress(w, 0.25) of an ordinary stage; both stages are
+   stage 1, after an empty stage 0. */
+static bench_row bench_loop_fixed4(void) {
+    loop_ctx c = {"64 systems, fixed-step stage, 4 steps/ecs_progress (vs 4 frames)", {
+        {.opts = {.threads = 1, .entities = true, .stage = &(ecs_stage_desc){.name = "frame"}},
+         .dt = 0.25f, .calls = 4, .steps = -1, .turns_per_call = 1},
+        {.opts = {.threads = 1, .entities = true, .stage = &(ecs_stage_desc){.name = "fixed", .fixed_dt = 0.25f}},
+         .dt = 1.0f, .calls = 1, .steps = -1, .turns_per_call = 4}}};
+    return loop_row(&c, 1.05);
+}
+/* ecs_progress_steps(w, 1, dt) against ecs_progress(w, dt) of a one-step
+   frame (fixed_dt == dt, exact in binary: every frame takes exactly 1 step). */
+static bench_row bench_loop_steps1(void) {
+    const ecs_stage_desc fixed = {.name = "fixed", .fixed_dt = 1.0f / 64};
+    loop_ctx c = {"64 systems, fixed-step stage, ecs_progress_steps(w, 1, dt) (vs 1 step)", {
+        {.opts = {.threads = 1, .entities = true, .stage = &fixed}, .dt = 1.0f / 64, .calls = 1, .steps = -1,
+         .turns_per_call = 1},
+        {.opts = {.threads = 1, .entities = true, .stage = &fixed}, .dt = 1.0f / 64, .calls = 1, .steps = 1,
+         .turns_per_call = 1}}};
+    return loop_row(&c, 1.02);
 }
 
 /* ---- a sync-heavy frame: ecs_schedule_simulate against the measured frame ---- */
@@ -2178,6 +2298,17 @@ int main(int argc, char **argv) {
     sim_row sim[SIM_COUNTS];
     bench_sim(sim);
     for (int i = 0; i < SIM_COUNTS; i++) { sim_print(&sim[i]); met += sim_ok(&sim[i]); total++; }
+
+    printf("\ngame loop: 64 systems x 1 entity, 1 thread, against the same frames without the feature\n"
+           "(medians of interleaved samples of %d ops; an op is one frame, or what the row names)\n", LOOP_OPS);
+    print_header();
+    static const bench_fn loop_rows[] = {bench_loop_run_if, bench_loop_disabled, bench_loop_fixed4, bench_loop_steps1};
+    for (int i = 0; i < (int)(sizeof loop_rows / sizeof loop_rows[0]); i++) {
+        bench_row r = loop_rows[i]();
+        print_row(&r);
+        met += row_ok(&r);
+        total++;
+    }
 
     load_avg(load1, sizeof load1);
     printf("\nload average (1, 5, 15 min): %s at the start, %s at the end\n", load0, load1);

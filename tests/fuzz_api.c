@@ -170,6 +170,7 @@ typedef struct fz_sys {
     ecs_entity target[2];
     int acc_n, acc_k[12], acc_w[12], acc_l[12];   /* declared access (model ids); l: in reads 1, writes 2 */
     int inert;                /* an independent_of partner: it only looks */
+    int off;                  /* disabled (ecs_system_enable) */
     int dj;                   /* validation let a disjoint query run beside it (access rule) */
     atomic_int seq;           /* batches this frame (unchunked) */
     /* model state */
@@ -217,6 +218,7 @@ typedef struct fz_state {
     fz_list defer;
     int defer_exists, defer_depth;
     int nstages;
+    int stage_off[8];         /* disabled stages (ecs_stage_enable) */
     int nsys;
     fz_sys sys[FZ_MAXSYS];
     int sys_valid;            /* the library's verdict on the graph (updated per frame) */
@@ -2690,6 +2692,10 @@ static void op_progress(void) {
                                                                  s + 1, G.log[g_sysent[s][j]].bad);
                 continue;
             }
+            if (S->off || G.stage_off[st]) {   /* switched between frames: skipped at once */
+                FZ_CHECK(g_nsysent[s] == 0, "system %d ran while it or its stage was disabled", s + 1);
+                continue;
+            }
             if (!fz_has_work(S)) {
                 FZ_CHECK(g_nsysent[s] == 0, "system %d ran with nothing to do", s + 1);
                 continue;
@@ -2842,8 +2848,29 @@ static void op_inspect(unsigned x) {
 static void op_misc(void) {
     unsigned x = fz_u8();
     if (x >= 160) { op_inspect(x); return; }
-    switch (x % 6) {
+    switch (x % 7) {
     case 0: fz_check_world(); break;
+    case 5: {   /* a system or a stage switched off or on: between frames, at once */
+        unsigned y = fz_u8();
+        bool on = (y & 3) != 0;   /* mostly on: most frames keep their systems */
+        if (y & 4) {
+            int st = (int)(y >> 3) % (G.nstages + 1);
+            ecs_result r = ecs_stage_enable(G.w, (ecs_stage)st, on);
+            if (st == G.nstages) { fz_expect(r, ECS_ERR_ARG, "ecs_stage_enable of an unknown stage"); break; }
+            FZ_CHECK(r == ECS_OK, "ecs_stage_enable = %s", ecs_result_str(r));
+            G.stage_off[st] = !on;
+            FZ_CHECK(ecs_stage_enabled(G.w, (ecs_stage)st) == on, "ecs_stage_enabled");
+        } else {
+            int k = (int)(y >> 3) % (G.nsys + 1);
+            ecs_system id = k < G.nsys ? G.sys[k].lib : (ecs_system)G.nsys + 1;
+            ecs_result r = ecs_system_enable(G.w, id, on);
+            if (k == G.nsys) { fz_expect(r, ECS_ERR_ARG, "ecs_system_enable of an unknown system"); break; }
+            FZ_CHECK(r == ECS_OK, "ecs_system_enable = %s", ecs_result_str(r));
+            G.sys[k].off = !on;
+            FZ_CHECK(ecs_system_enabled(G.w, id) == on, "ecs_system_enabled");
+        }
+        break;
+    }
     case 1: ecs_timing_interval(G.w, (int)(x / 6 % 4)); break;
     case 2: {
         ecs_id id = fz_pick_id();
@@ -2913,6 +2940,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     G.nids = 0; G.vsize = 0; G.nq = 0; G.nbuf = 0; G.defer_exists = G.defer_depth = 0; G.nstages = 1;
     G.nsys = 0; G.sys_valid = 1; G.frames = 0; G.phase_systems = 0; G.refusals = 0; G.ops_since_check = 0;
     memset(G.its, 0, sizeof G.its);
+    memset(G.stage_off, 0, sizeof G.stage_off);
     memset(G.lists, 0, sizeof G.lists);
     memset(&G.defer, 0, sizeof G.defer);
     for (int s = 0; s < FZ_MAXSYS; s++) { G.sys[s].buf = NULL; G.sys[s].serial_seen = NULL; G.sys[s].nbuf = 0; }

@@ -560,6 +560,8 @@ static void oom_despawn(ecs_iter *it) {
         if (p[i].x > 5) (void)ecs_cmd_destroy(it->commands, it->entities[i]);
 }
 
+static bool oom_yes(ecs_world *w, void *ctx) { (void)w; (void)ctx; return true; }
+
 static void oom_add_systems(oom_ctx *c, oom_sys_ctx *k) {
     ecs_world *w = c->w;
     ecs_stage late = 0;
@@ -575,6 +577,15 @@ static void oom_add_systems(oom_ctx *c, oom_sys_ctx *k) {
         .terms = {{c->pos, ECS_READ, ECS_AND}}, .stage = late, .chunk_size = 4}));
     OOM_VAL(c, s, ecs_system_add(w, &(ecs_system_desc){.name = "x", .fn = oom_nop,
         .reads = {c->res}, .before = {"spawn"}, .independent_of = {"move"}}));
+    /* a step group of two stages, two steps a frame (ecs_progress(w, 1)), with
+       an interval and a run_if: each step's sync point may fail too */
+    ecs_stage fixed = 0, member = 0;
+    OOM_VAL(c, fixed, ecs_stage_init(w, &(ecs_stage_desc){.name = "fixed", .fixed_dt = 0.5f}));
+    OOM_VAL(c, member, ecs_stage_init(w, &(ecs_stage_desc){.name = "fixed 2", .step_with = fixed}));
+    OOM_VAL(c, s, ecs_system_add(w, &(ecs_system_desc){.name = "step spawn", .fn = oom_spawn, .ctx = k,
+        .stage = fixed, .interval = 3}));
+    OOM_VAL(c, s, ecs_system_add(w, &(ecs_system_desc){.name = "step move", .fn = oom_move, .terms = {
+        {c->pos, ECS_WRITE, ECS_AND}, {c->vel, ECS_READ, ECS_AND}}, .stage = member, .run_if = oom_yes}));
     (void)s;
 }
 
