@@ -551,7 +551,8 @@ typedef struct ecs_system_desc {
 /* Registers a system; the graph is built and checked by ecs_validate or the
    next ecs_progress. 0 with ECS_ERR_ARG for a bad desc (NULL name or fn, bad
    term, unknown id in reads/writes, unknown stage or flag, chunk_size < 0 or
-   > 0 on a MAIN_THREAD or EXCLUSIVE system, an empty dependency name),
+   > 0 on a MAIN_THREAD or EXCLUSIVE system, interval < 0, an empty
+   dependency name),
    ECS_ERR_NOMEM, or ECS_ERR_BUSY during ecs_progress. A name used twice is
    accepted here and reported by ecs_validate (DUPLICATE_NAME). */
 ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *desc);

@@ -86,6 +86,7 @@ void suite_stress(void);
 void suite_snapshot(void);
 void suite_rollback(void);
 void suite_diag(void);
+void suite_gameloop(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -129,6 +130,7 @@ int main(int argc, char **argv) {
     suite_snapshot();
     suite_rollback();
     suite_diag();
+    suite_gameloop();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
