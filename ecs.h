@@ -1544,7 +1544,7 @@ typedef struct ecs__system {
     uint8_t plain;           /* has a query, unchunked, not exclusive: the lean inline run
                                 (1; 2 when gated: it asks ecs__gate_open first) */
     uint8_t gate;            /* ECS__GATE_ bits: what may skip it in a turn (0: nothing) */
-    bool cond_due;           /* readied on a worker: thread 0 asks its run_if when it takes it */
+    bool cond_due;           /* its run_if waits for the thread that takes it (ecs__gate_open) */
     int interval;            /* (in the padding before bufs: at 1280 bytes, a multiple of 256,
                                 the array's hot lines crowded a few L1 sets, +3% a frame for
                                 64 tiny systems; keep the size off such multiples) */
@@ -1789,6 +1789,7 @@ typedef struct ecs__sched_state {       /* >>sched */
     bool measure;            /* the next frame is timed and runs every stage in parallel:
                                 new systems have no measured work yet */
     const ecs__stage_graph *stage_run;
+    bool parallel;           /* stage_run runs on several threads */
     float dt, real_dt;       /* this turn's it->dt, and ecs_progress's dt */
     float time_scale;
     uint64_t turn;           /* the running stage's turn (intervals count these) */
@@ -6896,14 +6897,23 @@ static bool ecs__ask(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
     return run;
 }
 
+#if ECS__THREADS
+static bool ecs__has_partners(const ecs_world *w, uint32_t si);
+#endif
+
 /* Whether a gated system runs this turn: enabled, its interval's turn, its
-   run_if. Readied on a worker, a MAIN_THREAD or EXCLUSIVE system's run_if
-   waits for thread 0 to take it (cond_due). */
+   run_if. The run_if waits for the thread that takes the system (cond_due,
+   ecs__take_due) when that must be thread 0 (MAIN_THREAD, EXCLUSIVE) and
+   this is a worker, or when an independent_of partner that conflicts with
+   it may be running now: it reads what the system reads, so only once the
+   queue has made sure the partner is not. */
 static bool ecs__gate_open(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
     if (s->gate & ECS__GATE_OFF) return false;
     if ((s->gate & ECS__GATE_INTERVAL) && w->sched.turn % (uint64_t)s->interval) return false;
     if (!(s->gate & ECS__GATE_COND)) return true;
-    if (tc->index && ecs__on_main(s)) return s->cond_due = true;
+#if ECS__THREADS
+    if (w->sched.parallel && ((tc->index && ecs__on_main(s)) || ecs__has_partners(w, si))) return s->cond_due = true;
+#endif
     return ecs__ask(w, tc, s, si);
 }
 
@@ -6911,21 +6921,9 @@ static bool ecs__gate_open(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t
    this turn, or when there is nothing to do. */
 ECS__HOT bool ecs__may_start(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
     if (ecs__load(&w->sched.failed) || (s->gate && !ecs__gate_open(w, tc, s, si))) { s->chunks = 0; return false; }
-    if (s->cond_due) { s->chunks = 1; return true; }   /* ecs__take_due prepares it */
+    if (s->cond_due) { s->chunks = 1; s->next_chunk = 0; return true; }   /* one task: ecs__take_due */
     return ecs__prepare(w, s);
 }
-
-#if ECS__THREADS
-/* Thread 0 took a system whose run_if waits for it: asks it, then prepares
-   the run. False when it does not run (then it is complete at once). */
-static bool ecs__take_due(ecs_world *w, ecs__tctx *tc, uint32_t si) {
-    ecs__system *s = &w->sys.systems[si];
-    s->cond_due = false;
-    if (!ecs__load(&w->sched.failed) && ecs__ask(w, tc, s, si) && ecs__prepare(w, s)) return true;
-    s->chunks = 0;
-    return false;
-}
-#endif
 
 /* A checksum of n values of size bytes (check_reads): 8 bytes a step. */
 static uint64_t ecs__hash_column(const unsigned char *p, size_t bytes) {
@@ -7123,7 +7121,6 @@ static bool ecs__push_ready(ecs_world *w, uint32_t si) {
     return !ecs__on_main(&w->sys.systems[si]);
 }
 
-static bool ecs__has_partners(const ecs_world *w, uint32_t si);
 static bool ecs__unpark(ecs_world *w, uint32_t si);
 
 /* A finished system releases its successors; those with nothing to do finish
@@ -7250,6 +7247,23 @@ static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
     return got;
 }
 
+/* A system whose run_if waited for its taker (cond_due) was taken as one
+   task: asks it now, then prepares the run. True: run the task. False: the
+   task is used up, the system skipped (complete at once) or, if chunked,
+   queued again with its real chunks. */
+static bool ecs__take_due(ecs_world *w, ecs__tctx *tc, uint32_t si) {
+    ecs__system *s = &w->sys.systems[si];
+    s->cond_due = false;
+    if (ecs__load(&w->sched.failed) || !ecs__ask(w, tc, s, si) || !ecs__prepare(w, s)) {
+        s->chunks = 0;
+        ecs__complete(w, tc, si);
+        return false;
+    }
+    if (s->chunk_size <= 0) return true;
+    ecs__wake(w, ecs__push_ready(w, si));   /* its `active` stays set: partners stay out */
+    return false;
+}
+
 static void ecs__task_done(ecs_world *w, ecs__tctx *tc, const ecs__task *t) {
     if (t->chunk != ECS__NONE) {
         ecs__system *s = &w->sys.systems[t->system];
@@ -7300,8 +7314,10 @@ static int ecs__worker_main(void *arg) {
     for (;;) {
         ecs__task t;
         if (ecs__take(w, tc->index, &t)) {
-            (void)ecs__run(w, tc, t.system, t.chunk, 0);
-            ecs__task_done(w, tc, &t);
+            if (!w->sys.systems[t.system].cond_due || ecs__take_due(w, tc, t.system)) {
+                (void)ecs__run(w, tc, t.system, t.chunk, 0);
+                ecs__task_done(w, tc, &t);
+            }
             ECS__HAPPENS_BEFORE(&w->sched.busy);
             (void)ecs__sub_fetch(&w->sched.busy, 1);
             continue;
@@ -7461,7 +7477,7 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
         ecs__task t;
         if (ecs__take(w, 0, &t)) {
             if (w->sys.systems[t.system].cond_due && !ecs__take_due(w, tc, t.system)) {
-                ecs__complete(w, tc, t.system);   /* skipped: its successors go on */
+                /* asked: skipped, or its chunks queued */
             } else if (w->sys.systems[t.system].flags & ECS_SYSTEM_EXCLUSIVE) {
                 ecs__qlock(w);   /* hold the queue and let running tasks drain */
                 ecs__store(&w->sched.hold, 1);
@@ -7670,9 +7686,12 @@ static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
        state left as it was, 8.38 cleared, the same as on a worker thread. */
     if (w->vzeroupper) ecs__vzeroupper();
 #endif
+    w->sched.parallel = false;
 #if ECS__THREADS
-    if (w->threads > 1 && (sg->est_ns >= ECS_PARALLEL_MIN_NS || w->sched.measure)) ecs__stage_parallel(w, sg);
-    else
+    if (w->threads > 1 && (sg->est_ns >= ECS_PARALLEL_MIN_NS || w->sched.measure)) {
+        w->sched.parallel = true;
+        ecs__stage_parallel(w, sg);
+    } else
 #endif
         ecs__stage_inline(w, sg);
     w->sched.phase = ECS__SYNC;

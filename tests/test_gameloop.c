@@ -351,6 +351,61 @@ TEST(sched_gameloop_run_if_sees_this_turn) {
 
 /* A condition reading an undeclared resource is refused like the system
    itself would be: ECS_ERR_ACCESS naming the system; declared, it is fine. */
+/* An independent_of partner that conflicts never runs beside the system, so
+   nor beside its run_if: Long writes the resource (odd while it is inside,
+   even between), Cond's run_if reads it and must never see it odd. Cond
+   becomes ready (after Short) while Long may be running on another thread. */
+typedef struct gl_partner { volatile int value; } gl_partner;
+typedef struct gl_pctx { ecs_id res; int odd_seen, asked, ran; double spin; } gl_pctx;
+static void gl_long_writer(ecs_iter *it) {
+    gl_pctx *c = (gl_pctx *)it->ctx;
+    gl_partner *p = (gl_partner *)ecs_resource_get(it->world, c->res);
+    if (!p) return;
+    p->value++;   /* odd: inside */
+    test_spin_us(c->spin);
+    p->value++;
+}
+static void gl_short(ecs_iter *it) { (void)it; }
+static bool gl_partner_cond(ecs_world *w, void *ctx) {
+    gl_pctx *c = (gl_pctx *)ctx;
+    const gl_partner *p = (const gl_partner *)ecs_resource_get(w, c->res);
+    c->asked++;
+    if (p && (p->value & 1)) c->odd_seen++;
+    return true;
+}
+static void gl_cond_sys(ecs_iter *it) {
+    gl_pctx *c = (gl_pctx *)it->ctx;
+    if (it->chunk == 0) c->ran++;   /* one chunk counts the run (the others run beside it) */
+}
+TEST(sched_gameloop_run_if_partner) {
+    for (int ti = 0; ti < 4; ti++)
+        for (int chunked = 0; chunked < 2; chunked++) {
+            ecs_world *w = gl_world(gl_threads[ti]);
+            REQUIRE(w);
+            gl_pctx c = {0, 0, 0, 0, test_spin_len(200)};
+            c.res = ecs_resource(w, "Partnered", sizeof(gl_partner), 0, NULL);
+            ecs_id pos = ecs_component(w, "PPos", sizeof(int), 0);
+            REQUIRE(c.res && pos);
+            for (int i = 0; i < 40; i++) {
+                ecs_entity e = ecs_create(w);
+                REQUIRE(ecs_set(w, e, pos, &i) == ECS_OK);
+            }
+            REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Long", .fn = gl_long_writer, .ctx = &c,
+                                                         .writes = {c.res}}));
+            REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Short", .fn = gl_short}));
+            REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Cond", .fn = gl_cond_sys, .ctx = &c,
+                .terms = {ECS_TERM_R(pos)}, .reads = {c.res}, .after = {"Short"}, .independent_of = {"Long"},
+                .run_if = gl_partner_cond, .run_if_ctx = &c, .chunk_size = chunked ? 8 : 0}));
+            long frames = test_scaled(60, 10);
+            for (long f = 0; f < frames; f++) CHECK_EQ_INT(ecs_progress(w, 0.1f), ECS_OK);
+            CHECKF(c.odd_seen == 0, "threads %d%s: the run_if ran beside its conflicting partner %d times",
+                   gl_threads[ti], chunked ? ", chunked" : "", c.odd_seen);
+            CHECK_EQ_INT(c.asked, frames);
+            CHECK_EQ_INT(c.ran, frames);
+            ecs_world_free(w);
+        }
+}
+
 TEST(sched_gameloop_run_if_access) {
 #if ECS_CHECK_ACCESS
     for (int ti = 0; ti < 4; ti++)
@@ -2161,6 +2216,7 @@ TEST(sched_gameloop_trace) {
 void suite_gameloop(void) {
     RUN(sched_gameloop_run_if_skips);
     RUN(sched_gameloop_run_if_sees_this_turn);
+    RUN(sched_gameloop_run_if_partner);
     RUN(sched_gameloop_run_if_access);
     RUN(sched_gameloop_interval);
     RUN(gameloop_enable_between_frames);

@@ -82,6 +82,8 @@ typedef struct sk_def {
     sk_term nq[8];                        /* nested query terms (nnq 0: none) */
     int gets;                             /* ecs_get / ecs_get_mut calls per batch */
     bool cmds;                            /* records commands */
+    bool cond;                            /* a run_if, which holds its resources' cells too */
+    int interval;
 } sk_def;
 
 typedef struct sk_graph {
@@ -151,7 +153,9 @@ static void sk_def_print(const sk_graph *G, int i, FILE *out) {
         fprintf(out, "%s%s %s %s", k ? ", " : "", b, d->nq[k].acc == ECS_WRITE ? "WRITE" : "READ",
                 opers[d->nq[k].oper]);
     }
-    fprintf(out, "} gets %d%s\n", d->gets, d->cmds ? " commands" : "");
+    fprintf(out, "} gets %d%s%s", d->gets, d->cmds ? " commands" : "", d->cond ? " run_if" : "");
+    if (d->interval) fprintf(out, " interval %d", d->interval);
+    fputc('\n', out);
 }
 
 static bool sk_has(const int *list, int n, int v) {
@@ -293,6 +297,8 @@ static void sk_gen(unsigned long long seed, int attempt, sk_graph *G) {
             sk_nested_scope(d);
         }
         d->cmds = test_below(&r, 100) < 25 || (d->flags & ECS_SYSTEM_EXCLUSIVE);
+        d->cond = test_below(&r, 100) < 25;
+        d->interval = test_below(&r, 100) < 10 ? 2 + (int)test_below(&r, 3) : 0;
         if (i > 0 && (int)test_below(&r, 100) < p_edge) {
             int j = (int)test_below(&r, (unsigned)i);
             if (G->sys[j].stage == d->stage) d->after[d->nafter++] = j;
@@ -652,6 +658,49 @@ static void sk_fn(ecs_iter *it) {
     if (excl) atomic_fetch_sub(&a->excl, 1);
 }
 
+/* A system's run_if: it is asked under the system's declarations, so it
+   holds read cells on the resources the system declared, for a moment, like
+   a batch (an overlap is a condition asked beside a conflicting writer). It
+   says yes three times in four, by frame and system: the same on every
+   thread count. */
+static bool sk_cond(ecs_world *w, void *ctx) {
+    sk_sysctx *x = (sk_sysctx *)ctx;
+    sk_run *R = x->run;
+    const sk_def *d = &R->G->sys[x->index];
+    int me = x->index + 1, n = 0;
+    uint32_t cells[16], vals[16];
+    const uint32_t *ptrs[16];
+    for (int k = 0; k < d->nreads + d->nwrites; k++) {
+        int obj = k < d->nreads ? d->reads[k] : d->writes[k - d->nreads];
+        if (!sk_is_res(R->G, obj)) continue;
+        uint32_t cell = SK_MAX_SLOTS * SK_MAX_IDS + R->ids[obj];
+        bool held = false;
+        for (int i = 0; i < n; i++) held |= cells[i] == cell;
+        const uint32_t *p = (const uint32_t *)ecs_resource_get(w, R->ids[obj]);
+        if (held || !p) continue;
+        _Atomic unsigned *c = &R->cells[cell];
+        unsigned v = atomic_load(c);
+        bool got = true;
+        do {
+            if (v & SK_WRITER) { sk_note(R, me, v, cell, SK_READ_VS_WRITER); got = false; break; }
+        } while (!atomic_compare_exchange_weak(c, &v, ((v & SK_READERS) + 1) | ((unsigned)me << SK_OWNER_SHIFT)));
+        if (!got) continue;
+        cells[n] = cell; ptrs[n] = p; vals[n++] = *p;
+    }
+    if (n) test_spin_us(R->spin);
+    while (n-- > 0) {
+        if (*ptrs[n] != vals[n]) sk_note(R, me, atomic_load(&R->cells[cells[n]]), cells[n], SK_VALUE_CHANGED);
+        _Atomic unsigned *c = &R->cells[cells[n]];
+        unsigned v = atomic_load(c), nv;
+        do {
+            if ((v & SK_WRITER) || !(v & SK_READERS)) { atomic_fetch_add(&R->at->corrupt, 1); break; }
+            nv = (v & SK_READERS) - 1;
+            if (nv) nv |= v & ~(SK_READERS | SK_WRITER);
+        } while (!atomic_compare_exchange_weak(c, &v, nv));
+    }
+    return (sk_mix64(R->G->seed ^ (unsigned long long)R->frame * 0x9E3779B97F4A7C15ull ^ (unsigned long long)me) & 3) != 0;
+}
+
 /* ---- building a world from a graph -------------------------------------------------- */
 /* Registers G's components, resources, stages and systems in a new world
    (R NULL: for validation only). */
@@ -687,6 +736,9 @@ static ecs_world *sk_build(const sk_graph *G, int threads, sk_run *R) {
         d.stage = s->stage ? second : 0;
         d.flags = s->flags;
         d.chunk_size = s->chunk;
+        d.run_if = s->cond ? sk_cond : NULL;
+        d.run_if_ctx = d.ctx;
+        d.interval = s->interval;
         if (ecs_system_add(w, &d) != (ecs_system)(i + 1)) { ecs_world_free(w); return NULL; }
     }
     return w;
