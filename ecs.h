@@ -597,12 +597,15 @@ ECS_API ecs_stage  ecs_stage_add(ecs_world *w, const char *name);   /* ecs_stage
    damage, sync, death, sync), then the next step. Disabling the first stage
    (or its run_if false) stops the group: no step, nothing accumulated that
    frame; disabling a member skips only it. A group keeps its place in the
-   frame among ordinary stages. */
+   frame among ordinary stages. Steps a group does not take because it was
+   disabled (by one of its steps) or the frame stopped on an error are
+   dropped and counted; a frame that stops adds no time to the stages after. */
 typedef struct ecs_stage_desc {
     const char *name;          /* NULL: "stage N" */
     float fixed_dt;            /* > 0: a fixed-step stage */
     int max_steps;             /* steps per ecs_progress at most; 0 = 8 */
-    float max_lag;             /* seconds the accumulator may keep; 0 = 0.25 */
+    float max_lag;             /* seconds the accumulator may keep, >= fixed_dt; 0 = 0.25
+                                  or fixed_dt if longer */
     ecs_stage step_with;       /* joins this fixed-step stage's step group (0: none) */
     bool unscaled;             /* ignores ecs_world_set_time_scale (menus, UI) */
     ecs_condition_fn run_if;   /* the whole stage: asked on thread 0 at the start of its
@@ -611,7 +614,7 @@ typedef struct ecs_stage_desc {
     void *run_if_ctx;
 } ecs_stage_desc;
 /* 0 (and ECS_ERR_ARG) for a bad desc: fixed_dt, max_steps or max_lag
-   negative or not finite; step_with naming a stage that is not fixed-step,
+   negative or not finite, max_lag below fixed_dt; step_with naming a stage that is not fixed-step,
    or not the last registered stage's group; a member with its own clock
    (fixed_dt, max_steps, max_lag or unscaled set). ECS_ERR_BUSY during
    ecs_progress. */
@@ -768,8 +771,9 @@ typedef struct ecs_system_stats {
     uint32_t chunks;       /* chunks in the latest timed frame (1 if not chunked) */
 } ecs_system_stats;
 typedef struct ecs_frame_stats {
-    uint64_t frames;       /* frames run so far (a call that returned ECS_ERR_INVALID_GRAPH
-                              or ECS_ERR_BUSY ran none) */
+    uint64_t frames;       /* frames run so far (a call that returned ECS_ERR_INVALID_GRAPH,
+                              ECS_ERR_BUSY or ECS_ERR_ARG ran none; a snapshot restore sets
+                              it back to the snapshot's) */
     uint64_t timed_frame;  /* the frame the numbers below come from */
     double wall_us;        /* that frame, start to end */
     double work_us;        /* the sum of every system's work in it (systems only) */
@@ -1545,9 +1549,9 @@ typedef struct ecs__system {
                                 (1; 2 when gated: it asks ecs__gate_open first) */
     uint8_t gate;            /* ECS__GATE_ bits: what may skip it in a turn (0: nothing) */
     bool cond_due;           /* its run_if waits for the thread that takes it (ecs__gate_open) */
-    int interval;            /* (in the padding before bufs: at 1280 bytes, a multiple of 256,
-                                the array's hot lines crowded a few L1 sets, +3% a frame for
-                                64 tiny systems; keep the size off such multiples) */
+    int interval;            /* (in padding: at a size that is a multiple of 256 bytes, the
+                                array's hot lines crowd a few L1 sets: +3% a frame for 64 tiny
+                                systems at 1280; new fields go in holes or keep it off those) */
 
     /* running: written by the thread that readies, runs or completes it */
     ecs_commands *bufs;      /* one per chunk (one for an unchunked system) */
@@ -1559,6 +1563,7 @@ typedef struct ecs__system {
     bool ran;                /* its buffers hold commands not yet applied (counted in w->sched.due) */
     ECS__ATOMIC(uint32_t) done_chunks;
     ECS__ATOMIC(int32_t) pending;    /* predecessors still running this frame */
+    uint32_t timed_runs;     /* runs (low bits) when the timed frame started */
     ECS__ATOMIC(uint64_t) work_ns;   /* this frame, all chunks */
     uint64_t runs, timed, last_frame;   /* last_frame: the frame it last ran + 1 */
     double last_ns, avg_ns;
@@ -1585,8 +1590,9 @@ static bool ecs__on_main(const ecs__system *s) {   /* runs on thread 0 */
 }
 
 /* A stage: its name, its switches and its clock (turns: frames for an
-   ordinary stage, steps for a fixed-step one). Thread 0 alone reads and
-   writes these, between turns. */
+   ordinary stage, steps for a fixed-step one). Thread 0 reads and writes
+   them between turns; enabled and dirty may also be set by a MAIN_THREAD
+   system during a turn (enabled is atomic: getters read it anywhere). */
 typedef struct ecs__stage {
     char *name;
     float fixed_dt;          /* > 0: fixed-step (the group's first stage) */
@@ -1791,11 +1797,15 @@ typedef struct ecs__sched_state {       /* >>sched */
     const ecs__stage_graph *stage_run;
     bool parallel;           /* stage_run runs on several threads */
     float dt, real_dt;       /* this turn's it->dt, and ecs_progress's dt */
-    float time_scale;
+    ECS__ATOMIC(uint32_t) time_scale;   /* a float's bits (ecs__scale): getters may read it while a
+                                MAIN_THREAD system sets it */
     uint64_t turn;           /* the running stage's turn (intervals count these) */
     uint32_t step;           /* ...within this frame (the trace numbers steps) */
     uint64_t frame;
 } ecs__sched_state;
+
+static float ecs__scale(const ecs_world *w);
+static void  ecs__scale_set(ecs_world *w, float scale);
 
 typedef struct ecs__stats_state {       /* >>stats */
     int timing_interval;     /* 0: automatic (every 8th frame, ECS_TIMING_MS apart) */
@@ -1838,6 +1848,20 @@ struct ecs_world {
 static void *ecs__alloc(ecs_world *w, size_t n) { return w->realloc_fn(NULL, n, w->alloc_user); }
 static void *ecs__realloc(ecs_world *w, void *p, size_t n) { return w->realloc_fn(p, n, w->alloc_user); }
 static void  ecs__free(ecs_world *w, void *p) { if (p) w->realloc_fn(p, 0, w->alloc_user); }
+
+/* The time scale, kept as a float's bits in an atomic. */
+static float ecs__scale(const ecs_world *w) {
+    uint32_t bits = ecs__load(&w->sched.time_scale);
+    float scale;
+    memcpy(&scale, &bits, 4);
+    return scale;
+}
+
+static void ecs__scale_set(ecs_world *w, float scale) {
+    uint32_t bits;
+    memcpy(&bits, &scale, 4);
+    ecs__store(&w->sched.time_scale, bits);
+}
 
 /* The context of the calling thread while systems run (tctx[0] for the
    ecs_progress caller and any thread that is not a worker). */
@@ -4273,7 +4297,7 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
         goto oom;
     s->has_clock = true;
     s->frame = w->sched.frame;
-    s->time_scale = w->sched.time_scale;
+    s->time_scale = ecs__scale(w);
     s->clock_count = w->sys.stage_count;
     for (uint32_t i = 0; i < w->sys.stage_count; i++) {
         const ecs__stage *sd = &w->sys.stages[i];
@@ -4352,7 +4376,7 @@ static void ecs__tables_unborn(ecs_world *w, uint32_t n) {
 static void ecs__clock_restore(ecs_world *w, const ecs_snapshot *s) {
     w->sched.frame = s->frame;
     w->stats.frame_stats.frames = s->frame;
-    w->sched.time_scale = s->time_scale;
+    ecs__scale_set(w, s->time_scale);
     for (uint32_t i = 0; i < w->sys.stage_count; i++) {
         ecs__stage *sd = &w->sys.stages[i];
         ecs__snap_clock c = {0, 0, 0};
@@ -4476,11 +4500,14 @@ static void ecs__put_u64(ecs__out *o, uint64_t v) { ecs__put_u32(o, (uint32_t)v)
 static uint64_t ecs__bits_f64(double v) { uint64_t b; memcpy(&b, &v, 8); return b; }
 static double   ecs__f64_bits(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
 
-/* The clock: frame, time scale, per stage turns, accumulator, dropped time
-   (the floating-point ones as their IEEE bits). */
+/* The clock: whether there is one (a snapshot read from a version 1 file
+   has none, and a restore then keeps the world's), frame, time scale, per
+   stage turns, accumulator, dropped time (floating point as IEEE bits). */
 static void ecs__put_clock(ecs__out *o, const ecs_snapshot *s) {
     uint32_t scale;
     memcpy(&scale, &s->time_scale, 4);
+    ecs__put_u32(o, s->has_clock);
+    if (!s->has_clock) return;
     ecs__put_u64(o, s->frame);
     ecs__put_u32(o, scale);
     ecs__put_u32(o, s->clock_count);
@@ -4628,6 +4655,9 @@ static bool ecs__get_values(ecs__in *r, const ecs__idinfo *in, bool serialized, 
 /* A file's clock section (r at its start) into s, or only checked and
    skipped when s is NULL. ECS_ERR_ARG for a bad one, ECS_ERR_NOMEM. */
 static ecs_result ecs__get_clock(ecs__in *r, ecs_snapshot *s) {
+    uint32_t has = ecs__get_u32(r);
+    if (has > 1) return r->bad = true, ECS_ERR_ARG;
+    if (!has) return ECS_OK;
     uint64_t frame = ecs__get_u64(r);
     uint32_t bits = ecs__get_u32(r), n = ecs__get_u32(r);
     float scale;
@@ -5224,6 +5254,8 @@ static const char *ecs__stage_bad(const ecs_world *w, const ecs_stage_desc *d) {
     if (!(d->fixed_dt >= 0 && d->fixed_dt <= FLT_MAX)) return "fixed_dt must be finite and >= 0";
     if (d->max_steps < 0) return "max_steps must be >= 0";
     if (!(d->max_lag >= 0 && d->max_lag <= FLT_MAX)) return "max_lag must be finite and >= 0";
+    if (d->max_lag > 0 && d->max_lag < d->fixed_dt)
+        return "max_lag must be at least fixed_dt (the accumulator could never hold a step)";
     if (!d->step_with) return NULL;
     if (d->step_with >= w->sys.stage_count || !(w->sys.stages[d->step_with].fixed_dt > 0))
         return "step_with must name a fixed-step stage";
@@ -5259,7 +5291,7 @@ ECS_API ecs_stage ecs_stage_init(ecs_world *w, const ecs_stage_desc *d) {
     st->name = copy;
     st->fixed_dt = d->fixed_dt;
     st->max_steps = d->max_steps ? d->max_steps : 8;
-    st->max_lag = d->max_lag > 0 ? d->max_lag : 0.25f;
+    st->max_lag = d->max_lag > 0 ? d->max_lag : d->fixed_dt > 0.25f ? d->fixed_dt : 0.25f;
     st->leader = d->step_with ? d->step_with : w->sys.stage_count;
     st->unscaled = d->unscaled;
     ecs__store(&st->enabled, 1);
@@ -6902,15 +6934,17 @@ static bool ecs__has_partners(const ecs_world *w, uint32_t si);
 #endif
 
 /* Whether a gated system runs this turn: enabled, its interval's turn, its
-   run_if. The run_if waits for the thread that takes the system (cond_due,
-   ecs__take_due) when that must be thread 0 (MAIN_THREAD, EXCLUSIVE) and
-   this is a worker, or when an independent_of partner that conflicts with
-   it may be running now: it reads what the system reads, so only once the
-   queue has made sure the partner is not. */
+   run_if. The run_if waits (cond_due) for an EXCLUSIVE system's sync point
+   (ecs__exclusive), and for the thread that takes the system (ecs__take_due)
+   when that must be thread 0 and this is a worker, or when an
+   independent_of partner that conflicts with it may be running now: it
+   reads what the system reads, so only once the queue has made sure the
+   partner is not. */
 static bool ecs__gate_open(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
     if (s->gate & ECS__GATE_OFF) return false;
     if ((s->gate & ECS__GATE_INTERVAL) && w->sched.turn % (uint64_t)s->interval) return false;
     if (!(s->gate & ECS__GATE_COND)) return true;
+    if (s->flags & ECS_SYSTEM_EXCLUSIVE) return s->cond_due = true;   /* after its sync point */
 #if ECS__THREADS
     if (w->sched.parallel && ((tc->index && ecs__on_main(s)) || ecs__has_partners(w, si))) return s->cond_due = true;
 #endif
@@ -7285,12 +7319,17 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg);
    it leaves open is ended for it (the defer buffer is the world's: ordinary
    systems must never see defer mode), and stops the frame. */
 static void ecs__exclusive(ecs_world *w, uint32_t si) {
+    ecs__system *s = &w->sys.systems[si];
     w->sched.phase = ECS__SYNC;
     ecs_result r = ecs__sync(w, w->sched.stage_run);   /* systems finished so far */
+    bool ask = s->cond_due;   /* its run_if sees what that applied, as the system would */
+    s->cond_due = false;
     if (r) {
         if (r != ECS_ERR_NOMEM) ecs__msg_set(w, &w->sched.fail_msg, "%s", ecs__msg_text(&w->error));
         ecs__frame_fail(w, r);
-        w->sys.systems[si].chunks = 0;
+        s->chunks = 0;
+    } else if (ask && (!ecs__ask(w, &w->sched.tctx[0], s, si) || !ecs__prepare(w, s))) {
+        s->chunks = 0;   /* skipped */
     } else {
         (void)ecs__run(w, &w->sched.tctx[0], si, ECS__NONE, 0);
         if (w->cmd.defer_depth) {
@@ -7476,7 +7515,8 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
     for (;;) {
         ecs__task t;
         if (ecs__take(w, 0, &t)) {
-            if (w->sys.systems[t.system].cond_due && !ecs__take_due(w, tc, t.system)) {
+            ecs__system *ts = &w->sys.systems[t.system];
+            if (ts->cond_due && !(ts->flags & ECS_SYSTEM_EXCLUSIVE) && !ecs__take_due(w, tc, t.system)) {
                 /* asked: skipped, or its chunks queued */
             } else if (w->sys.systems[t.system].flags & ECS_SYSTEM_EXCLUSIVE) {
                 ecs__qlock(w);   /* hold the queue and let running tasks drain */
@@ -7589,8 +7629,8 @@ static void ecs__stats_update(ecs_world *w, uint64_t wall) {
         uint64_t ns = ecs__load(&s->work_ns);
         ecs__store(&s->work_ns, 0);
         if (s->last_frame != w->sched.frame + 1) continue;   /* did not run this frame */
-        int turns = w->sys.stages[s->stage].steps_last;      /* per turn: fixed steps are runs */
-        s->last_ns = (double)ns / (turns > 1 ? turns : 1);
+        uint32_t turns = (uint32_t)s->runs - s->timed_runs;  /* per run: fixed steps are runs */
+        s->last_ns = (double)ns / (double)(turns > 1 ? turns : 1);
         s->avg_ns = s->timed ? s->avg_ns + (s->last_ns - s->avg_ns) / 8 : s->last_ns;
         s->timed++;
         s->last_chunks = s->chunks;
@@ -7705,11 +7745,10 @@ static uint32_t ecs__stage_frame(ecs_world *w, uint32_t st, int steps, ecs_resul
     ecs__stage *sd = &w->sys.stages[st];
     uint32_t end = st + 1;
     while (end < w->sys.stage_count && w->sys.stages[end].leader == st) end++;
-    for (uint32_t m = st; m < end; m++) w->sys.stages[m].steps_last = 0;
     if (!ecs__stage_open(w, st)) return end;
-    float dt = sd->unscaled ? w->sched.real_dt : w->sched.real_dt * w->sched.time_scale;
+    double dt = sd->unscaled ? w->sched.real_dt : (double)w->sched.real_dt * ecs__scale(w);   /* finite */
     if (!(sd->fixed_dt > 0)) {
-        w->sched.dt = dt;
+        w->sched.dt = dt < FLT_MAX ? (float)dt : FLT_MAX;
         *r = ecs__stage_turn(w, st);
         return end;
     }
@@ -7722,7 +7761,7 @@ static uint32_t ecs__stage_frame(ecs_world *w, uint32_t st, int steps, ecs_resul
     w->sched.dt = sd->fixed_dt;
     for (int i = 0; i < k; i++) {
         if (*r || ecs__load(&w->sched.failed) || !ecs__load(&sd->enabled)) {   /* stopped, or disabled by a step */
-            if (steps < 0) sd->acc += (double)(k - i) * fixed;   /* the steps not taken stay */
+            if (steps < 0) sd->dropped += (double)(k - i) * fixed;   /* no burst of them later */
             break;
         }
         *r = ecs__stage_turn(w, st);
@@ -7742,12 +7781,15 @@ static uint64_t ecs__frame_timing(ecs_world *w) {
     if (w->trace.tracing || w->sched.measure) w->stats.timing = true;
     else if (w->stats.timing_interval) w->stats.timing = w->sched.frame % (uint64_t)w->stats.timing_interval == 0;
     else w->stats.timing = w->sched.frame % 8 == 0 && (t0 = ecs__now_ns()) - w->stats.timed_at >= ECS_TIMING_MS * 1000000ull;
-    if (w->stats.timing) w->stats.timed_at = t0 = t0 ? t0 : ecs__now_ns();
+    if (w->stats.timing) {
+        w->stats.timed_at = t0 = t0 ? t0 : ecs__now_ns();
+        for (uint32_t si = 0; si < w->sys.system_count; si++) w->sys.systems[si].timed_runs = (uint32_t)w->sys.systems[si].runs;
+    }
     return t0;
 }
 
 /* After the frame: stats, the frame count, and what the call returns. */
-static ecs_result ecs__frame_end(ecs_world *w, uint64_t t0, ecs_result r) {
+static ecs_result ecs__frame_end(ecs_world *w, uint64_t t0, ecs_result r, const char *fn) {
     if (w->stats.timing) {
         uint64_t t1 = ecs__now_ns();
         if (w->trace.tracing) ecs__trace_add(w, &w->sched.tctx[0], ECS__EVENT_FRAME, ECS__NONE, t0, t1);
@@ -7758,7 +7800,7 @@ static ecs_result ecs__frame_end(ecs_world *w, uint64_t t0, ecs_result r) {
     w->sched.frame++;
     w->stats.frame_stats.frames = w->sched.frame;
     int failed = ecs__load(&w->sched.failed);
-    if (!r && failed == ECS_ERR_NOMEM) r = ECS__OOM(w, "ecs_progress");
+    if (!r && failed == ECS_ERR_NOMEM) r = ECS__OOM(w, fn);
     else if (!r && failed) r = ecs__fail(w, (ecs_result)failed, "%s", ecs__msg_text(&w->sched.fail_msg));
     ecs__tctx *first = NULL;   /* access refusals: the lowest-registered system's */
     for (int t = 0; t < w->threads; t++) {
@@ -7792,12 +7834,13 @@ static ecs_result ecs__progress(ecs_world *w, float dt, int steps, const char *f
     w->sched.tctx[0].id = ecs__thrd_self();
 #endif
     w->sched.real_dt = dt;
+    for (uint32_t st = 0; st < g->stage_count; st++) w->sys.stages[st].steps_last = 0;
     uint64_t t0 = ecs__frame_timing(w);
     ecs__store(&w->sched.failed, 0);
     for (uint32_t st = 0; st < g->stage_count && !r && !ecs__load(&w->sched.failed);)
         st = ecs__stage_frame(w, st, steps, &r);
     w->sched.phase = ECS__IDLE;
-    return ecs__frame_end(w, t0, r);
+    return ecs__frame_end(w, t0, r, fn);
 }
 
 ECS_API ecs_result ecs_progress(ecs_world *w, float dt) {
@@ -7823,10 +7866,10 @@ ECS_API void ecs_world_set_time_scale(ecs_world *w, float scale) {
         ecs__fail(w, ECS_ERR_ARG, "ecs_world_set_time_scale: %g is negative or not finite", (double)scale);
         return;
     }
-    w->sched.time_scale = scale;   /* read by thread 0 when a stage's turn starts */
+    ecs__scale_set(w, scale);   /* read by thread 0 when a stage's turn starts */
 }
 
-ECS_API float ecs_world_time_scale(const ecs_world *w) { return w ? w->sched.time_scale : 0; }
+ECS_API float ecs_world_time_scale(const ecs_world *w) { return w ? ecs__scale(w) : 0; }
 
 /* ---- >>stats: what ran, how long ----------------------------------------- */
 ECS_API float ecs_stage_alpha(const ecs_world *w, ecs_stage st) {
@@ -8175,7 +8218,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->vzeroupper = __builtin_cpu_supports("avx");
 #endif
     w->sched.excl_table = ECS__NONE;
-    w->sched.time_scale = 1;
+    ecs__scale_set(w, 1);
     w->ent.free_head = ECS__NONE;
     if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
         (ecs_stage_add(w, "default"), w->sys.stage_count == 0) || !ecs__pool_start(w)) {

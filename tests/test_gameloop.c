@@ -9,6 +9,7 @@
    read after ecs_progress (no atomics: TSan and helgrind see every hand-off
    through the library). */
 #include "test.h"
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -2174,6 +2175,141 @@ TEST(gameloop_dot) {
     ecs_world_free(w);
 }
 
+/* ---- found in review ---------------------------------------------------------- */
+/* An EXCLUSIVE system's run_if is asked after the sync point that runs
+   before it, so it sees what the system will see: Spawner's entity. */
+static void gl_spawner(ecs_iter *it) { (void)ecs_cmd_create(it->commands); }
+static bool gl_any_entity(ecs_world *w, void *ctx) { (void)ctx; return ecs_count(w) > 0; }
+static void gl_cleanup(ecs_iter *it) {
+    int *runs = (int *)it->ctx;
+    ++*runs;
+    ecs_query *all = ecs_query_new(it->world, &(ecs_query_desc){{{0}}});
+    if (!all) return;
+    ecs_entity e = 0;
+    ecs_iter q = ecs_query_iter(it->world, all);
+    if (ecs_query_next(&q) && q.count) e = q.entities[0];
+    ecs_iter_fini(&q);
+    ecs_query_free(all);
+    if (e) (void)ecs_destroy(it->world, e);
+}
+TEST(sched_gameloop_exclusive_run_if_after_sync) {
+    for (int ti = 0; ti < 4; ti++) {
+        ecs_world *w = gl_world(gl_threads[ti]);
+        REQUIRE(w);
+        int runs = 0;
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Spawner", .fn = gl_spawner}));
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Cleanup", .fn = gl_cleanup, .ctx = &runs,
+            .after = {"Spawner"}, .flags = ECS_SYSTEM_EXCLUSIVE, .run_if = gl_any_entity}));
+        for (int f = 0; f < 5; f++) CHECK_EQ_INT(ecs_progress(w, 0.1f), ECS_OK);
+        CHECKF(runs == 5, "threads %d: Cleanup ran %d times in 5 frames (its run_if must see Spawner's entity)",
+               gl_threads[ti], runs);
+        CHECK_EQ_INT(ecs_count(w), 0);
+        ecs_world_free(w);
+    }
+}
+
+/* A fixed step longer than the default lag still steps; a max_lag below
+   fixed_dt, which could never hold a step, is refused. */
+TEST(gameloop_long_fixed_step) {
+    ecs_world *w = gl_world(1);
+    REQUIRE(w);
+    ecs_stage slow = ecs_stage_init(w, &(ecs_stage_desc){.name = "Slow", .fixed_dt = 0.5f});
+    REQUIRE(slow);
+    for (int f = 0; f < 64; f++) CHECK_EQ_INT(ecs_progress(w, 1.0f / 16), ECS_OK);   /* 4 s */
+    ecs_stage_stats st;
+    REQUIRE(ecs_stage_stats_get(w, slow, &st) == ECS_OK);
+    CHECK_EQ_INT(st.steps, 8);
+    CHECK(st.dropped_time == 0);
+    uint32_t stages = ecs_stage_count(w);
+    CHECK_EQ_INT(ecs_stage_init(w, &(ecs_stage_desc){.name = "Bad", .fixed_dt = 0.2f, .max_lag = 0.1f}), 0);
+    CHECK(strstr(ecs_last_error(w), "max_lag"));
+    CHECK_EQ_INT(ecs_stage_count(w), stages);
+    CHECK(ecs_stage_init(w, &(ecs_stage_desc){.name = "Edge", .fixed_dt = 0.25f, .max_lag = 0.25f}) != 0);
+    ecs_world_free(w);
+}
+
+/* A frame stopped by an error: the stages it did not reach took no turn
+   (steps_last 0, not the previous frame's), and got no time. */
+static void gl_open_defer(ecs_iter *it) {
+    int *frame = (int *)it->ctx;
+    if (++*frame == 2) ecs_defer_begin(it->world);   /* left open: the frame stops */
+}
+TEST(gameloop_stopped_frame_stats) {
+    ecs_world *w = gl_world(1);
+    REQUIRE(w);
+    int frame = 0;
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Opener", .fn = gl_open_defer, .ctx = &frame,
+                                                 .flags = ECS_SYSTEM_EXCLUSIVE}));
+    ecs_stage fx = ecs_stage_init(w, &(ecs_stage_desc){.name = "Fixed", .fixed_dt = 0.25f});
+    REQUIRE(fx);
+    CHECK_EQ_INT(ecs_progress(w, 0.75f), ECS_OK);
+    ecs_stage_stats st;
+    REQUIRE(ecs_stage_stats_get(w, fx, &st) == ECS_OK);
+    CHECK_EQ_INT(st.steps_last, 3);
+    CHECK_EQ_INT(ecs_progress(w, 0.75f), ECS_ERR_BUSY);
+    REQUIRE(ecs_stage_stats_get(w, fx, &st) == ECS_OK);
+    CHECK_EQ_INT(st.steps_last, 0);
+    CHECK_EQ_INT(st.steps, 3);
+    CHECK(ecs_stage_alpha(w, fx) == 0);
+    CHECK_EQ_INT(ecs_progress(w, 0.75f), ECS_OK);
+    REQUIRE(ecs_stage_stats_get(w, fx, &st) == ECS_OK);
+    CHECK_EQ_INT(st.steps, 6);
+    ecs_world_free(w);
+}
+
+/* A huge dt times the scale stays finite in the clock, so the save file the
+   world writes reads back. */
+TEST(gameloop_huge_dt_saves) {
+    ecs_world *w = gl_world(1);
+    REQUIRE(w);
+    ecs_stage fx = ecs_stage_init(w, &(ecs_stage_desc){.name = "Fixed", .fixed_dt = 0.25f});
+    REQUIRE(fx);
+    ecs_world_set_time_scale(w, 4);
+    CHECK_EQ_INT(ecs_progress(w, FLT_MAX), ECS_OK);
+    ecs_stage_stats st;
+    REQUIRE(ecs_stage_stats_get(w, fx, &st) == ECS_OK);
+    CHECK(st.dropped_time > 1e38 && st.dropped_time < 1e300);
+    ecs_snapshot *s = ecs_snapshot_take(w);
+    REQUIRE(s);
+    FILE *f = tmpfile();
+    REQUIRE(f);
+    CHECK_EQ_INT(ecs_snapshot_write(s, f), ECS_OK);
+    rewind(f);
+    ecs_snapshot *back = ecs_snapshot_read(w, f);
+    CHECKF(back != NULL, "%s", ecs_last_error(w));
+    fclose(f);
+    ecs_snapshot_free(back);
+    ecs_snapshot_free(s);
+    ecs_world_free(w);
+}
+
+/* The time scale, set by a MAIN_THREAD system while worker systems read it
+   (the getters may be called anywhere): ThreadSanitizer must see no race. */
+static void gl_scale_setter(ecs_iter *it) {
+    ecs_world_set_time_scale(it->world, ecs_world_time_scale(it->world) == 1.0f ? 0.5f : 1.0f);
+}
+static void gl_scale_reader(ecs_iter *it) {
+    float *seen = (float *)it->ctx;
+    float v = ecs_world_time_scale(it->world);
+    if (it->thread >= 0 && it->thread < GL_SLOTS) seen[it->thread] = v;
+}
+TEST(sched_gameloop_scale_getter) {
+    for (int ti = 0; ti < 4; ti++) {
+        ecs_world *w = gl_world(gl_threads[ti]);
+        REQUIRE(w);
+        float seen[GL_SLOTS] = {0};
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Setter", .fn = gl_scale_setter,
+                                                     .flags = ECS_SYSTEM_MAIN_THREAD}));
+        static const char *const names[8] = {"R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7"};
+        for (int i = 0; i < 8; i++)
+            REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = names[i], .fn = gl_scale_reader, .ctx = seen}));
+        long frames = test_scaled(40, 8);
+        for (long f = 0; f < frames; f++) CHECK_EQ_INT(ecs_progress(w, 0.1f), ECS_OK);
+        for (int t = 0; t < GL_SLOTS; t++) CHECK(seen[t] == 0 || seen[t] == 0.5f || seen[t] == 1.0f);
+        ecs_world_free(w);
+    }
+}
+
 TEST(sched_gameloop_trace) {
     for (int ti = 0; ti < 4; ti++) {
         gl_reset();
@@ -2237,4 +2373,9 @@ void suite_gameloop(void) {
     RUN(gameloop_bad_input);
     RUN(gameloop_dot);
     RUN(sched_gameloop_trace);
+    RUN(sched_gameloop_exclusive_run_if_after_sync);
+    RUN(gameloop_long_fixed_step);
+    RUN(gameloop_stopped_frame_stats);
+    RUN(gameloop_huge_dt_saves);
+    RUN(sched_gameloop_scale_getter);
 }
