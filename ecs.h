@@ -6131,6 +6131,12 @@ static bool ecs__race_text(ecs_world *w, const char *an, const char *cn, const e
     return ok;
 }
 
+/* What may skip system s in a turn, for messages ("" if nothing): a system
+   that might run is proven as if it always did, and the message says so. */
+static const char *ecs__skip_reason(const ecs__system *s) {
+    return s->run_if ? "a run_if" : s->interval > 1 ? "an interval" : !ecs__load(&s->enabled) ? "been disabled" : "";
+}
+
 /* One RACE problem for an unordered conflicting pair a < c (locals). */
 static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
     ecs_world *w = b->w;
@@ -6159,9 +6165,13 @@ static bool ecs__race_problem(ecs__build *b, uint32_t a, uint32_t c) {
         }
     for (uint32_t k = 0; !found && k < n; k++)   /* only exclusivity: both exclusive? */
         if (!hit[k].id) p->write_write = hit[k].how == 0;
+    const ecs__system *sa = &w->sys.systems[p->a - 1], *sc = &w->sys.systems[p->b - 1];
+    const char *skip = *ecs__skip_reason(sa) ? ecs__skip_reason(sa) : ecs__skip_reason(sc);
     return ecs__race_text(w, an, cn, hit, n) &&
            ecs__text(w, " and nothing orders them; add .after = {\"%s\"} to \"%s\" (or .before = {\"%s\"} to "
                      "\"%s\"), or list one in the other's independent_of", an, cn, cn, an) &&
+           (!*skip || ecs__text(w, " (\"%s\" has %s, but a system that may run is checked as if it always "
+                                "did)", *ecs__skip_reason(sa) ? an : cn, skip)) &&
            ecs__problem_end(w);
 }
 

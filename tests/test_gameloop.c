@@ -2175,6 +2175,27 @@ TEST(gameloop_dot) {
     ecs_world_free(w);
 }
 
+/* A system that may be skipped is still proven: its race is reported, and
+   the message says why a condition does not excuse it. */
+TEST(gameloop_race_of_skipped_system) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1, .order = ECS_ORDER_EXPLICIT});
+    REQUIRE(w);
+    ecs_id hp = ecs_component(w, "Hp", sizeof(int), 0);
+    REQUIRE(hp);
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Heal", .fn = gl_fn, .terms = {ECS_TERM_W(hp)},
+                                                 .run_if = gl_never}));
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Hurt", .fn = gl_fn, .terms = {ECS_TERM_W(hp)},
+                                                 .interval = 4}));
+    ecs_report rep;
+    CHECK_EQ_INT(ecs_validate(w, &rep), ECS_ERR_INVALID_GRAPH);
+    REQUIRE(rep.count == 1);
+    CHECK(rep.problems[0].kind == ECS_PROBLEM_RACE);
+    CHECKF(strstr(rep.problems[0].message, "\"Heal\" has a run_if, but a system that may run is checked"),
+           "%s", rep.problems[0].message);
+    CHECK_EQ_INT(ecs_progress(w, 0.1f), ECS_ERR_INVALID_GRAPH);
+    ecs_world_free(w);
+}
+
 /* ---- found in review ---------------------------------------------------------- */
 /* An EXCLUSIVE system's run_if is asked after the sync point that runs
    before it, so it sees what the system will see: Spawner's entity. */
@@ -2373,6 +2394,7 @@ void suite_gameloop(void) {
     RUN(gameloop_bad_input);
     RUN(gameloop_dot);
     RUN(sched_gameloop_trace);
+    RUN(gameloop_race_of_skipped_system);
     RUN(sched_gameloop_exclusive_run_if_after_sync);
     RUN(gameloop_long_fixed_step);
     RUN(gameloop_stopped_frame_stats);
