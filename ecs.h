@@ -7625,7 +7625,9 @@ static bool ecs__sched_prepare(ecs_world *w) {
         ECS__ATOMIC_VAR(&w->sys.systems[i].done_chunks);
         ECS__ATOMIC_VAR(&w->sys.systems[i].pending);
         ECS__ATOMIC_VAR(&w->sys.systems[i].work_ns);
+        ECS__ATOMIC_VAR(&w->sys.systems[i].enabled);   /* getters read it beside enabling */
     }
+    for (uint32_t i = 0; i < w->sys.stage_count; i++) ECS__ATOMIC_VAR(&w->sys.stages[i].enabled);
     ecs__ranks_update(w);
     return true;
 }
@@ -8229,6 +8231,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
 #endif
     w->sched.excl_table = ECS__NONE;
     ecs__scale_set(w, 1);
+    ECS__ATOMIC_VAR(&w->sched.time_scale);
     w->ent.free_head = ECS__NONE;
     if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
         (ecs_stage_add(w, "default"), w->sys.stage_count == 0) || !ecs__pool_start(w)) {
