@@ -18,12 +18,12 @@
    CONTENTS (grep for the tags)
        >>config     compile-time options
        >>api        public declarations: handles, world, components, entities,
-                    snapshots, queries, deferred commands, systems, validation,
-                    running, looking inside
+                    snapshots, queries, deferred commands, systems, events,
+                    validation, running, looking inside
        >>impl       the implementation, in data-flow order:
                     >>platform >>alloc >>containers >>world >>terms >>access
                     >>hooks >>ids >>entity >>hierarchy >>table >>query >>commands
-                    >>calls >>snapshot >>savefile >>hash >>systems >>graph
+                    >>events >>calls >>snapshot >>savefile >>hash >>systems >>graph
                     >>conflicts >>report >>validate >>dot >>sched >>loop
                     >>stats >>simulate >>trace >>lifetime
        >>license    at the very bottom
@@ -57,6 +57,8 @@
                              thread (default 50000)
        ECS_TIMING_MS         automatic timing: at most one timed frame per this
                              many ms (default 50; see ecs_timing_interval)
+       ECS_EVENT_BACKLOG     events of a type a reader skipped by run_if or
+                             interval keeps (default 65536; see >>api: events)
 
    QUICK START
        README.md opens with a complete program: components, systems that
@@ -121,6 +123,10 @@
 
 #ifndef ECS_GENERATION_BITS
 #  define ECS_GENERATION_BITS 31
+#endif
+
+#ifndef ECS_EVENT_BACKLOG   /* events per type a skipped reader keeps: see >>api: events */
+#  define ECS_EVENT_BACKLOG 65536
 #endif
 #if ECS_GENERATION_BITS < 1 || ECS_GENERATION_BITS > 31
 #  error "ECS_GENERATION_BITS must be between 1 and 31"
@@ -525,7 +531,8 @@ typedef struct ecs_system_desc {
     void *ctx;
     ecs_term terms[ECS_MAX_TERMS];      /* its query, with the access of each term */
     ecs_id reads[ECS_MAX_TERMS];        /* other data it reads: resources, ecs_get on any
-                                           entity (the list ends at the first 0) */
+                                           entity, event types (ecs_events) (the list ends
+                                           at the first 0) */
     ecs_id writes[ECS_MAX_TERMS];       /* other data it writes: resources, ecs_get_mut */
     const char *after[ECS_MAX_DEPS];    /* runs after these systems (names may be registered
                                            later; an unknown name is a validation problem) */
@@ -546,11 +553,15 @@ typedef struct ecs_system_desc {
     int interval;                       /* > 1: runs on every interval-th turn of its stage
                                            (frames; steps in a fixed-step stage), counted
                                            from the stage's first: 0, interval, ... */
+    ecs_id emits[ECS_MAX_TERMS];        /* event types it emits with ecs_emit (the list ends
+                                           at the first 0); an event type it reads goes in
+                                           reads. Neither is a conflict or an order */
 } ecs_system_desc;
 
 /* Registers a system; the graph is built and checked by ecs_validate or the
    next ecs_progress. 0 with ECS_ERR_ARG for a bad desc (NULL name or fn, bad
-   term, unknown id in reads/writes, unknown stage or flag, chunk_size < 0 or
+   term, unknown id in reads/writes, an event type in terms or writes, an id
+   in emits that is not an event type, unknown stage or flag, chunk_size < 0 or
    > 0 on a MAIN_THREAD or EXCLUSIVE system, interval < 0, an empty
    dependency name),
    ECS_ERR_NOMEM, or ECS_ERR_BUSY during ecs_progress. A name used twice is
@@ -646,6 +657,85 @@ ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. cou
    independent_of frees the order of two systems, never their data: if they
    conflict, they run in either order but never at the same time. */
 
+/* ---- >>api: events ------------------------------------------------------- */
+/* Events between systems. A system emits into its own buffer (one per
+   chunk), so emitters never conflict with each other or with readers: an
+   event type in emits or reads is no conflict and infers no order. At each
+   sync point, in this order: (1) commands are applied; (2) pending handles
+   in payloads (entity_fields) become live (entities destroyed in (1) are
+   dead there: carry what readers need); (3) observers run on thread 0 in
+   registration order, each once with all of this point's events of its
+   type; (4) the events become readable. Delivery order: sync points as they
+   happen (a step group: step 0's stages, then step 1's...), then system
+   registration, chunk, emission; ecs_world_emit's events come first at the
+   next sync point (between frames: at the start of the next ecs_progress).
+   Every reading system sees every event once per run: each run gets, in
+   every batch, the same array, the events delivered since its previous run
+   (a reader in a later stage sees them the same turn; in the same or an
+   earlier stage, next turn). A system that runs but matches no rows used its
+   window. One skipped by run_if or interval keeps it, up to
+   ECS_EVENT_BACKLOG events per type (the oldest beyond are dropped and
+   counted in events_dropped); a disabled one, or one in a disabled stage,
+   discards it at each turn of its stage. Payloads are bytes: C leaves the
+   padding of automatic structs undefined (designated initialisers too), so
+   memset a padded payload before filling it, or give the type serialize,
+   or snapshots, save files and ecs_world_hash see the garbage. */
+typedef struct ecs_event_desc {
+    const char *name;
+    size_t size, align;         /* as ecs_component; size 0: no payload (NULL is fine) */
+    size_t entity_fields[ECS_MAX_ENTITY_FIELDS];   /* ecs_entity members: a pending handle of
+                                   the emitting chunk's it->commands becomes live at delivery */
+    int entity_field_count;
+    ecs_serialize_fn serialize;     /* as for components: the hash and save files use them */
+    ecs_deserialize_fn deserialize;
+    void *ctx;                      /* passed to serialize / deserialize */
+} ecs_event_desc;
+/* Registers an event type (an id: it goes in emits and reads, never in
+   terms, writes, queries or on entities). The same name and desc again
+   returns the same id; 0 + ECS_ERR_ARG for a bad desc or a name registered
+   otherwise; ECS_ERR_BUSY while systems run. */
+ECS_API ecs_id ecs_event_init(ecs_world *w, const ecs_event_desc *desc);
+ECS_API ecs_id ecs_event(ecs_world *w, const char *name, size_t size, size_t align);  /* short form */
+#define ECS_EVENT(w, T) ecs_event((w), #T, sizeof(T), ECS__ALIGNOF(T))
+/* Inside a system: appends a copy of payload (the type's size). ECS_ERR_ARG
+   for an unknown or non-event id, a NULL payload of a sized type, or outside
+   a system; ECS_ERR_ACCESS (checked builds) for a type not in its emits;
+   ECS_ERR_NOMEM if the buffer cannot grow (the frame reports it). */
+ECS_API ecs_result ecs_emit(ecs_iter *it, ecs_id event, const void *payload);
+/* Between frames or inside an observer: delivered at the next sync point.
+   ECS_ERR_BUSY elsewhere while ecs_progress runs. */
+ECS_API ecs_result ecs_world_emit(ecs_world *w, ecs_id event, const void *payload);
+/* Inside a system: this run's events of a type in its reads (count of them,
+   NULL if none); NULL, 0 and ECS_ERR_ACCESS for a type it does not read. */
+ECS_API const void *ecs_events(const ecs_iter *it, ecs_id event, int *count);
+/* The same, checking the payload size: NULL, 0 and ECS_ERR_ACCESS if it differs. */
+ECS_API const void *ecs_events_sized(const ecs_iter *it, ecs_id event, size_t size, int *count);
+#define ECS_EVENTS(it, T, event, count) ((const T *)ecs_events_sized((it), (event), sizeof(T), (count)))
+
+/* Observers: called on thread 0 at delivery, once per sync point with
+   every event of their type there (never with zero). Structural calls they
+   make are applied right after them; events they emit with ecs_world_emit
+   join the next sync point. reads / writes: what they may touch (the access
+   checks refuse the rest). A snapshot restore re-delivers nothing to them. */
+typedef uint32_t ecs_observer;
+typedef void (*ecs_observer_fn)(ecs_world *w, ecs_id event, const void *payloads, int count, void *ctx);
+typedef struct ecs_observer_desc {
+    ecs_id event;
+    ecs_observer_fn fn;
+    void *ctx;
+    ecs_id reads[ECS_MAX_TERMS], writes[ECS_MAX_TERMS];   /* ids it touches (lists end at 0) */
+    bool skip_when_resimulating;   /* sounds, logs, particles: not during a rollback replay */
+} ecs_observer_desc;
+/* 0 + ECS_ERR_ARG for a bad desc, ECS_ERR_BUSY during ecs_progress. */
+ECS_API ecs_observer ecs_observe(ecs_world *w, const ecs_observer_desc *desc);
+/* ECS_ERR_ARG for an unknown observer, ECS_ERR_BUSY during ecs_progress. */
+ECS_API ecs_result   ecs_unobserve(ecs_world *w, ecs_observer o);
+/* While on, observers with skip_when_resimulating do not run (a rollback
+   replays ticks that were already heard and seen). Not part of snapshots. */
+ECS_API void ecs_world_set_resimulating(ecs_world *w, bool on);
+/* Whether resimulating is on (false for NULL). */
+ECS_API bool ecs_world_resimulating(const ecs_world *w);
+
 /* ---- >>api: validation --------------------------------------------------- */
 typedef enum ecs_problem_kind {
     ECS_PROBLEM_CYCLE,           /* systems that must each run before the next, in a loop */
@@ -655,12 +745,16 @@ typedef enum ecs_problem_kind {
     ECS_PROBLEM_SELF_RACE,       /* a chunked system with a writes list: its chunks run at
                                     once and all write those ids; a == b == the system,
                                     id = the lowest such id */
-    ECS_NOTE_READ_BEFORE_WRITE   /* only in ecs_report.notes: a runs before b only through
+    ECS_NOTE_READ_BEFORE_WRITE,  /* only in ecs_report.notes: a runs before b only through
                                     inferred order (no declared path a -> b), b writes id,
                                     which a reads, and a writes nothing b accesses: a sees
                                     last frame's value. The message says how to flip it.
                                     Never about an EXCLUSIVE system (it accesses
                                     everything, so that rule excludes it). */
+    ECS_NOTE_EVENT_NEXT_FRAME    /* only in notes: a reads event type id, which b emits in
+                                    the same stage (no EXCLUSIVE system between them), so a
+                                    sees those events a turn late; the message says to move
+                                    a to a later stage (of the step group, if fixed-step) */
 } ecs_problem_kind;
 
 typedef struct ecs_problem {
@@ -769,6 +863,8 @@ typedef struct ecs_system_stats {
                               together; a fixed-step stage's: per step) */
     double avg_us;         /* moving average over the timed frames */
     uint32_t chunks;       /* chunks in the latest timed frame (1 if not chunked) */
+    uint64_t events_dropped; /* events it never saw because more than ECS_EVENT_BACKLOG
+                              of a type waited while it was skipped (run_if, interval) */
 } ecs_system_stats;
 typedef struct ecs_frame_stats {
     uint64_t frames;       /* frames run so far (a call that returned ECS_ERR_INVALID_GRAPH,
@@ -822,7 +918,8 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out);
 /* The system graph for Graphviz (`dot -Tsvg`): stages as clusters, declared
    edges solid, inferred edges dashed, races red dotted, cycle edges bold red.
    Systems and stages that may be skipped (run_if, interval, disabled) have
-   dashed borders and say why; fixed-step stages show their step and group.
+   dashed borders and say why; fixed-step stages show their step and group;
+   events go from emitter to reader, dotted green, labelled with the type.
    Works on an invalid graph too. */
 ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out);
 
@@ -1424,6 +1521,7 @@ typedef struct ecs__idinfo {
     uint32_t size, align;
     bool resource;
     bool lifecycle, events;  /* has ctor/dtor/copy/move; has on_add/on_set/on_remove */
+    uint32_t event;          /* an event type: its log in w->ev.logs + 1 (0: not one) */
     void *raw, *data;        /* a resource's storage (raw is the allocation) */
     ecs_ctor_fn ctor, dtor;
     ecs_copy_fn copy, move;
@@ -1528,6 +1626,8 @@ struct ecs_commands {
     ecs_entity *created;     /* per pending index: the live handle, once applied */
     uint32_t created_count, created_cap;
     uint32_t applied;        /* commands done; apply resumes here after a failure */
+    struct ecs__emitted *ev; /* events emitted into it (payloads in data), in order */
+    uint32_t ev_count, ev_cap;
     bool owning;             /* holds values of a component with lifecycle hooks: the set
                                 commands from applied on own constructed copies */
     bool applying;           /* being applied: its hooks may not record into it */
@@ -1549,6 +1649,7 @@ typedef struct ecs__system {
                                 (1; 2 when gated: it asks ecs__gate_open first) */
     uint8_t gate;            /* ECS__GATE_ bits: what may skip it in a turn (0: nothing) */
     bool cond_due;           /* its run_if waits for the thread that takes it (ecs__gate_open) */
+    bool reads_events;       /* has windows (win): never plain, since every run takes them */
     int interval;            /* (in padding: at a size that is a multiple of 256 bytes, the
                                 array's hot lines crowd a few L1 sets: +3% a frame for 64 tiny
                                 systems at 1280; new fields go in holes or keep it off those) */
@@ -1583,6 +1684,9 @@ typedef struct ecs__system {
                                 getters may ask from any thread) */
     ecs_condition_fn run_if; /* read when gated */
     void *run_if_ctx;
+    ecs_id emits[ECS_MAX_TERMS];
+    struct ecs__window *win; /* per event type it reads (in reads order) */
+    uint32_t win_count;
 } ecs__system;
 enum { ECS__GATE_OFF = 1, ECS__GATE_INTERVAL = 2, ECS__GATE_COND = 4 };
 static bool ecs__on_main(const ecs__system *s) {   /* runs on thread 0 */
@@ -1603,6 +1707,7 @@ typedef struct ecs__stage {
     ECS__ATOMIC(int) enabled;
     bool dirty;              /* a system of it was added, enabled or disabled since its last turn */
     uint32_t off;            /* its disabled systems (all: the turn runs none) */
+    uint32_t readers;        /* its systems that read events (their windows follow its turns) */
     ecs_condition_fn run_if;
     void *run_if_ctx;
     uint64_t turns;          /* the clock, which snapshots keep: */
@@ -1663,6 +1768,7 @@ typedef struct ecs__graph {
 
 #define ECS__EVENT_FRAME ECS__NONE          /* trace spans that are not a system */
 #define ECS__EVENT_SYNC  (ECS__NONE - 1)
+#define ECS__EVENT_OBSERVER (ECS__NONE - 2) /* chunk: the observer's index */
 typedef struct ecs__event {  /* one trace span */
     uint32_t system, chunk;  /* system: its index, or ECS__EVENT_FRAME / ECS__EVENT_SYNC */
     uint64_t start, end, frame;
@@ -1677,6 +1783,38 @@ typedef struct ecs__msg {
     bool use_big;
     char small[256];
 } ecs__msg;
+
+/* Events (>>events). An emitted event: its type's log and its payload's
+   offset in the buffer's data. */
+typedef struct ecs__emitted { uint32_t log, at; } ecs__emitted;
+/* A type's delivered events, numbered from 0 in delivery order: the array
+   holds [base, base + count); readers see [.., end); [end, base + count) are
+   staged at the sync point running now (observers see them first). */
+typedef struct ecs__evlog {
+    ecs_id id;
+    unsigned char *data;     /* 64-byte aligned, inside raw */
+    void *raw;
+    uint32_t count, cap;     /* events held, and room */
+    uint32_t need;           /* a sync point's count of events to stage (ecs__events_reserve) */
+    uint64_t base, end;
+    uint32_t *readers;       /* systems with a window on it, ascending */
+    uint32_t reader_count, reader_cap;
+} ecs__evlog;
+/* A reading system's window on one type: the next event it has not seen,
+   and its current run's [lo, hi). */
+typedef struct ecs__window {
+    uint32_t log;
+    uint64_t cursor, lo, hi, dropped;
+} ecs__window;
+enum { ECS__WIN_TURN, ECS__WIN_OFF, ECS__WIN_KEEP };   /* ecs__stage_windows */
+typedef struct ecs__observer {
+    ecs_id event;            /* 0: a free slot (ecs_unobserve) */
+    ecs_observer_fn fn;
+    void *ctx;
+    bool skip_resim;
+    ecs__decl decl[2 * ECS_MAX_TERMS];   /* its reads and writes, as a system's */
+    uint32_t decl_count;
+} ecs__observer;
 
 typedef struct ecs__tctx {   /* a thread that runs systems; tctx[0] calls ecs_progress */
     struct ecs_world *w;
@@ -1751,6 +1889,16 @@ typedef struct ecs__hooks_state {       /* >>hooks */
     int hook_depth;          /* inside an event hook: structural calls are recorded */
     bool flushing;
 } ecs__hooks_state;
+
+typedef struct ecs__events_state {      /* >>events */
+    ecs__evlog *logs;        /* per event type, in registration order */
+    uint32_t log_count, log_cap;
+    ecs__observer *observers;
+    uint32_t observer_count, observer_cap;
+    ecs_commands *waiting;   /* ecs_world_emit's events, for the next sync point */
+    uint32_t observing;      /* the observer running + 1 (thread 0, at a sync point) */
+    bool resimulating;
+} ecs__events_state;
 
 typedef struct ecs__systems_state {     /* >>systems */
     ecs__system *systems;
@@ -1836,6 +1984,7 @@ struct ecs_world {
     ecs__table_state tab;
     ecs__query_state qry;
     ecs__commands_state cmd;
+    ecs__events_state ev;
     ecs__hooks_state hk;
     ecs__systems_state sys;
     ecs__graph graph;
@@ -2029,6 +2178,17 @@ ECS__COLD ecs_result ecs__refuse(const ecs_world *cw, const char *fmt, ...) {
     return ECS_ERR_ACCESS;
 }
 
+/* Merges (id, how) into a declaration kept by ascending id. */
+static void ecs__decl_put(ecs__decl *decl, uint32_t *count, ecs_id id, uint32_t how) {
+    uint32_t p = *count;
+    while (p > 0 && decl[p - 1].id > id) p--;
+    if (p > 0 && decl[p - 1].id == id) { decl[p - 1].how |= how; return; }
+    memmove(decl + p + 1, decl + p, (*count - p) * sizeof *decl);
+    decl[p].id = id;
+    decl[p].how = how;
+    (*count)++;
+}
+
 /* What system s declared about id (its ECS__ bits; 0: nothing). */
 static uint32_t ecs__declared(const ecs__system *s, ecs_id id) {
     for (uint32_t i = 0; i < s->decl_count && s->decl[i].id <= id; i++)
@@ -2066,7 +2226,9 @@ static bool ecs__system_matches(const ecs__system *s, const ecs__table *t) {
    may only touch its own batch's rows. An id declared only by the terms of a
    system that validation let run beside a disjoint query covers only the
    tables its query matches. */
+static bool ecs__observer_access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write);
 static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool write, ecs_entity e) {
+    if (ECS__UNLIKELY(w->ev.observing)) return ecs__observer_access_ok(w, fn, id, write);
     const ecs__tctx *tc = NULL;
     const ecs__system *s = ecs__checked(w, &tc);
     if (!s) return true;
@@ -2240,12 +2402,13 @@ static bool ecs__id_valid(const ecs_world *w, ecs_id id) { return id >= 1 && id 
 ECS__COLD ecs_result ecs__bad_component(const ecs_world *w, const char *fn, ecs_id id) {
     if (!ecs__id_valid(w, id))
         return ecs__fail(w, ECS_ERR_ARG, "%s: id %u is not registered", fn, (unsigned)id);
-    return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is a resource, not a component",
-                     fn, w->reg.ids[id].name);
+    return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is %s, not a component", fn, w->reg.ids[id].name,
+                     w->reg.ids[id].event ? "an event type" : "a resource");
 }
 
 static inline ecs_result ecs__check_component(const ecs_world *w, const char *fn, ecs_id id) {
-    return ecs__id_valid(w, id) && !w->reg.ids[id].resource ? ECS_OK : ecs__bad_component(w, fn, id);
+    return ecs__id_valid(w, id) && !w->reg.ids[id].resource && !w->reg.ids[id].event ? ECS_OK
+                                                                                      : ecs__bad_component(w, fn, id);
 }
 
 static ecs_id ecs__id_find(const ecs_world *w, const char *name) {
@@ -2256,8 +2419,17 @@ static ecs_id ecs__id_find(const ecs_world *w, const char *name) {
     return 0;
 }
 
+enum { ECS__KIND_COMPONENT, ECS__KIND_RESOURCE, ECS__KIND_EVENT };
+static const char *const ecs__kind_name[] = {"component", "resource", "event type"};
+static int ecs__kind(const ecs__idinfo *in) {
+    return in->resource ? ECS__KIND_RESOURCE : in->event ? ECS__KIND_EVENT : ECS__KIND_COMPONENT;
+}
+
+static bool ecs__log_add(ecs_world *w);
+
 static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size_t size,
-                            size_t align, bool resource, const void *init) {
+                            size_t align, int kind, const void *init) {
+    const bool resource = kind == ECS__KIND_RESOURCE;
     if (!w || ecs__check_running(w, fn)) return 0;
     if (w->hk.hook_depth) {   /* a hook's caller holds pointers into the id table */
         ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed inside a component hook", fn);
@@ -2279,11 +2451,10 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
     ecs_id id = ecs__id_find(w, name);
     if (id) {
         const ecs__idinfo *in = &w->reg.ids[id];
-        if (in->resource == resource && in->size == size) return id;   /* the first align stands */
+        if (ecs__kind(in) == kind && in->size == size) return id;   /* the first align stands */
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is already registered as a %s of size %u "
-                  "(now asked for a %s of size %zu)", fn, name,
-                  in->resource ? "resource" : "component", (unsigned)in->size,
-                  resource ? "resource" : "component", size);
+                  "(now asked for a %s of size %zu)", fn, name, ecs__kind_name[ecs__kind(in)],
+                  (unsigned)in->size, ecs__kind_name[kind], size);
         return 0;
     }
     size_t len = strlen(name) + 1;
@@ -2292,7 +2463,8 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
     if (!ECS__RESERVE(w, w->reg.ids, w->reg.id_cap, (size_t)w->reg.id_count + 2) ||
         !ecs__map_reserve(w, &w->reg.id_names, 1) ||
         !(copy = (char *)ecs__alloc(w, len)) ||
-        (resource && !(raw = ecs__alloc(w, size + align - 1)))) {
+        (resource && !(raw = ecs__alloc(w, size + align - 1))) ||
+        (kind == ECS__KIND_EVENT && !ecs__log_add(w))) {
         ecs__free(w, copy);
         ECS__OOM(w, fn);
         return 0;
@@ -2303,6 +2475,11 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
     memset(in, 0, sizeof *in);
     in->name = copy; in->size = (uint32_t)size; in->align = (uint32_t)align;
     in->resource = resource;
+    if (kind == ECS__KIND_EVENT) {   /* ecs__log_add made room */
+        in->event = ++w->ev.log_count;
+        memset(&w->ev.logs[in->event - 1], 0, sizeof w->ev.logs[0]);
+        w->ev.logs[in->event - 1].id = id;
+    }
     if (resource) {
         in->raw = raw;
         in->data = (void *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
@@ -2313,15 +2490,44 @@ static ecs_id ecs__register(ecs_world *w, const char *fn, const char *name, size
 }
 
 ECS_API ecs_id ecs_component(ecs_world *w, const char *name, size_t size, size_t align) {
-    return ecs__register(w, "ecs_component", name, size, align, false, NULL);
+    return ecs__register(w, "ecs_component", name, size, align, ECS__KIND_COMPONENT, NULL);
 }
 
 ECS_API ecs_id ecs_resource(ecs_world *w, const char *name, size_t size, size_t align,
                             const void *init) {
-    return ecs__register(w, "ecs_resource", name, size, align, true, init);
+    return ecs__register(w, "ecs_resource", name, size, align, ECS__KIND_RESOURCE, init);
 }
 
 static ecs_commands *ecs__commands_new(ecs_world *w);
+
+/* The checks a component's and an event type's desc share: serialize and
+   deserialize as a pair, entity fields inside the value. */
+static bool ecs__value_desc_bad(const ecs_world *w, const char *fn, const char *name, size_t size, bool ser,
+                                bool deser, const size_t *fields, int field_count) {
+    if (ser != deser)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": serialize and deserialize come as a pair", fn, name);
+    if (field_count < 0 || field_count > ECS_MAX_ENTITY_FIELDS)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": entity_field_count %d is not in 0..%d", fn, name,
+                         field_count, ECS_MAX_ENTITY_FIELDS);
+    for (int k = 0; k < field_count; k++)
+        if (fields[k] > size || size - fields[k] < sizeof(ecs_entity))
+            return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": entity_fields[%d] = %zu does not hold an ecs_entity "
+                             "inside its %zu bytes", fn, name, k, fields[k], size);
+    return false;
+}
+
+/* The buffers where structural calls made in hooks and observers wait. */
+static bool ecs__hook_bufs(ecs_world *w) {
+    if (w->hk.hook_buf) return true;
+    ecs_commands *a = ecs__commands_new(w), *b = a ? ecs__commands_new(w) : NULL;
+    if (!b) {
+        if (a) ecs__buffer_free(w, a);
+        return false;
+    }
+    w->hk.hook_buf = a;
+    w->hk.hook_drain = b;
+    return true;
+}
 
 /* Whether id's hooks are exactly desc's. */
 static bool ecs__hooks_equal(const ecs__idinfo *in, const ecs_component_desc *d) {
@@ -2353,37 +2559,19 @@ static ecs_id ecs__init(ecs_world *w, const char *fn, const ecs_component_desc *
                   "move, on_set or entity_fields", fn, name);
         return 0;
     }
-    if (!d->serialize != !d->deserialize) {
-        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": serialize and deserialize come as a pair", fn, name);
+    if (ecs__value_desc_bad(w, fn, name, d->size, d->serialize != NULL, d->deserialize != NULL,
+                            d->entity_fields, d->entity_field_count))
         return 0;
-    }
-    if (d->entity_field_count < 0 || d->entity_field_count > ECS_MAX_ENTITY_FIELDS) {
-        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": entity_field_count %d is not in 0..%d", fn, name,
-                  d->entity_field_count, ECS_MAX_ENTITY_FIELDS);
-        return 0;
-    }
-    for (int k = 0; k < d->entity_field_count; k++)
-        if (d->entity_fields[k] > d->size || d->size - d->entity_fields[k] < sizeof(ecs_entity)) {
-            ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": entity_fields[%d] = %zu does not hold an ecs_entity "
-                      "inside its %zu bytes", fn, name, k, d->entity_fields[k], d->size);
-            return 0;
-        }
     ecs_id known = d->name ? ecs__id_find(w, d->name) : 0;
     if (known && !ecs__hooks_equal(&w->reg.ids[known], d)) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is already registered with other hooks", fn, name);
         return 0;
     }
-    if ((lifecycle || events) && !resource && !w->hk.hook_buf) {   /* where hooks' structural calls wait */
-        ecs_commands *a = ecs__commands_new(w), *b = a ? ecs__commands_new(w) : NULL;
-        if (!b) {
-            if (a) ecs__buffer_free(w, a);
-            ECS__OOM(w, fn);
-            return 0;
-        }
-        w->hk.hook_buf = a;
-        w->hk.hook_drain = b;
+    if ((lifecycle || events) && !resource && !ecs__hook_bufs(w)) {
+        ECS__OOM(w, fn);
+        return 0;
     }
-    ecs_id id = ecs__register(w, fn, d->name, d->size, d->align, resource, NULL);
+    ecs_id id = ecs__register(w, fn, d->name, d->size, d->align, resource ? ECS__KIND_RESOURCE : ECS__KIND_COMPONENT, NULL);
     if (!id || known) return id;
     ecs__idinfo *in = &w->reg.ids[id];
     in->ctor = d->ctor; in->dtor = d->dtor; in->copy = d->copy; in->move = d->move;
@@ -3389,6 +3577,7 @@ static bool ecs__is_pending_of(const ecs_commands *c, ecs_entity e) {
 }
 
 static ecs_result ecs__hooks_flush(ecs_world *w);
+static void ecs__events_stage(ecs_world *w, ecs_commands *c);
 /* After an immediate change: what its hooks recorded, if anything (inline:
    worlds without hooks pay one load). */
 static inline ecs_result ecs__hooks_after(ecs_world *w) {
@@ -3425,6 +3614,7 @@ static void ecs__buffer_fini(ecs_world *w, ecs_commands *c) {
     ecs__free(w, c->cmds);
     ecs__free(w, c->data_raw);
     ecs__free(w, c->created);
+    ecs__free(w, c->ev);
 }
 
 static void ecs__buffer_free(ecs_world *w, ecs_commands *c) {
@@ -3433,7 +3623,7 @@ static void ecs__buffer_free(ecs_world *w, ecs_commands *c) {
 }
 
 static void ecs__commands_clear(ecs_commands *c) {
-    c->count = c->data_size = c->created_count = c->applied = 0;
+    c->count = c->data_size = c->created_count = c->applied = c->ev_count = 0;
     c->owning = false;
     c->serial = ecs__serial_next(c->world);
 }
@@ -3612,6 +3802,18 @@ ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_ent
     return ECS_OK;
 }
 
+/* Pending handles of c in value's entity fields become live (c's commands
+   applied: its creates are made). */
+static void ecs__fields_live(const ecs_commands *c, const ecs__idinfo *in, unsigned char *value) {
+    for (int k = 0; k < in->entity_field_count; k++) {
+        ecs_entity ref;
+        memcpy(&ref, value + in->entity_fields[k], sizeof ref);
+        if (!ecs__is_pending_of(c, ref)) continue;
+        ref = c->created[ecs__pending_index(ref)];
+        memcpy(value + in->entity_fields[k], &ref, sizeof ref);
+    }
+}
+
 /* One command (its target and values resolved against c's creates). A
    dead target drops it. */
 static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *cmd) {
@@ -3641,14 +3843,7 @@ static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *
     case ECS__CMD_REMOVE:  return ecs__remove(w, fn, e, cmd->id);
     case ECS__CMD_SET: {
         unsigned char *value = c->data + cmd->value;
-        const ecs__idinfo *in = &w->reg.ids[cmd->id];
-        for (int k = 0; k < in->entity_field_count; k++) {   /* pending -> live */
-            ecs_entity ref;
-            memcpy(&ref, value + in->entity_fields[k], sizeof ref);
-            if (!ecs__is_pending_of(c, ref)) continue;
-            ref = c->created[ecs__pending_index(ref)];
-            memcpy(value + in->entity_fields[k], &ref, sizeof ref);
-        }
+        ecs__fields_live(c, &w->reg.ids[cmd->id], value);   /* pending -> live */
         return ecs__add(w, fn, e, cmd->id, value);
     }
     default:
@@ -3679,6 +3874,7 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
         }
     }
     c->applying = false;
+    if (!r && c->ev_count) ecs__events_stage(w, c);
     if (!r) ecs__commands_clear(c);
     return r;
 }
@@ -3768,6 +3964,419 @@ static void ecs__commands_fini(ecs_world *w) {
     for (uint32_t i = w->cmd.buffer_count; i-- > 0;) ecs__buffer_free(w, w->cmd.buffers[i]);
     ecs__free(w, w->cmd.buffers);
     if (w->cmd.defer) ecs__buffer_free(w, w->cmd.defer);
+}
+
+/* ---- >>events: events between systems ------------------------------------- */
+/* A system emits into the command buffer of its chunk (it->commands): a
+   record and the payload, nothing shared while systems run. At a sync
+   point ecs__events_reserve first makes room in every log that will
+   receive events (the only step that can fail, before anything applies);
+   each buffer's events are staged into their logs right after its commands
+   apply (its pending handles resolve then); ecs__events_deliver runs the
+   observers on the staged events and makes them readable. Readers hold a
+   window per type, as event numbers: the log keeps what its slowest reader
+   has not seen, which is at most ECS_EVENT_BACKLOG for one that skips. */
+
+static bool ecs__log_add(ecs_world *w) {   /* room for one more log (ecs__register) */
+    return ECS__RESERVE(w, w->ev.logs, w->ev.log_cap, (size_t)w->ev.log_count + 1);
+}
+
+static bool ecs__is_event(const ecs_world *w, ecs_id id) { return ecs__id_valid(w, id) && w->reg.ids[id].event; }
+
+ECS__COLD ecs_result ecs__bad_event(const ecs_world *w, const char *fn, ecs_id id) {
+    if (!ecs__id_valid(w, id)) return ecs__fail(w, ECS_ERR_ARG, "%s: id %u is not registered", fn, (unsigned)id);
+    return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is not an event type (ecs_event_init makes one)", fn,
+                     w->reg.ids[id].name);
+}
+
+ECS_API ecs_id ecs_event_init(ecs_world *w, const ecs_event_desc *d) {
+    static const char fn[] = "ecs_event_init";
+    if (!w) return 0;
+    if (!d) { ecs__fail(w, ECS_ERR_ARG, "%s: desc is NULL", fn); return 0; }
+    const char *name = d->name ? d->name : "";
+    if (ecs__value_desc_bad(w, fn, name, d->size, d->serialize != NULL, d->deserialize != NULL,
+                            d->entity_fields, d->entity_field_count))
+        return 0;
+    ecs_id known = d->name ? ecs__id_find(w, d->name) : 0;
+    if (known && w->reg.ids[known].event) {
+        const ecs__idinfo *in = &w->reg.ids[known];
+        bool same = in->serialize == d->serialize && in->deserialize == d->deserialize && in->ctx == d->ctx &&
+                    in->entity_field_count == d->entity_field_count;
+        for (int k = 0; same && k < d->entity_field_count; k++) same = in->entity_fields[k] == d->entity_fields[k];
+        if (!same) {
+            ecs__fail(w, ECS_ERR_ARG, "%s: event type \"%s\" is already registered with another desc", fn, name);
+            return 0;
+        }
+    }
+    ecs_id id = ecs__register(w, fn, d->name, d->size, d->align, ECS__KIND_EVENT, NULL);
+    if (!id || known) return id;
+    ecs__idinfo *in = &w->reg.ids[id];
+    in->serialize = d->serialize;
+    in->deserialize = d->deserialize;
+    in->ctx = d->ctx;
+    in->entity_field_count = d->entity_field_count;
+    for (int k = 0; k < d->entity_field_count; k++) in->entity_fields[k] = (uint32_t)d->entity_fields[k];
+    return id;
+}
+
+ECS_API ecs_id ecs_event(ecs_world *w, const char *name, size_t size, size_t align) {
+    ecs_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name; d.size = size; d.align = align;
+    return ecs_event_init(w, &d);
+}
+
+/* Appends one event to c: its record, and its payload in c->data. */
+static ecs_result ecs__emit_into(ecs_world *w, ecs_commands *c, const char *fn, const ecs__idinfo *in,
+                                 const void *payload) {
+    uint32_t at = 0;
+    if (in->size && (size_t)c->data_size + in->size + 64 > ECS__CMD_DATA_MAX)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: a buffer holds at most 2 GiB of payloads and values", fn);
+    if ((ECS__UNLIKELY(c->ev_count == c->ev_cap) && !ECS__RESERVE(w, c->ev, c->ev_cap, (size_t)c->ev_count + 1)) ||
+        (in->size && (at = ecs__cmd_value(w, c, in->size, in->align)) == ECS__NONE))
+        return ecs__cmd_oom(w, fn);
+    if (in->size) ecs__cell_copy(c->data + at, (const unsigned char *)payload, in->size);
+    c->ev[c->ev_count].log = in->event - 1;
+    c->ev[c->ev_count].at = at;
+    c->ev_count++;
+    return ECS_OK;
+}
+
+static bool ecs__emits(const ecs__system *s, ecs_id event) {
+    for (int k = 0; k < ECS_MAX_TERMS && s->emits[k]; k++)
+        if (s->emits[k] == event) return true;
+    return false;
+}
+
+ECS_API ecs_result ecs_emit(ecs_iter *it, ecs_id event, const void *payload) {
+    static const char fn[] = "ecs_emit";
+    if (!it || !it->world) return ECS_ERR_ARG;
+    ecs_world *w = it->world;
+    if (ECS__UNLIKELY(!ecs__is_event(w, event))) return ecs__bad_event(w, fn, event);
+    const ecs__idinfo *in = &w->reg.ids[event];
+    if (ECS__UNLIKELY(!it->system || it->system > w->sys.system_count || !it->commands ||
+                      w->sched.phase == ECS__IDLE))
+        return ecs__fail(w, ECS_ERR_ARG, "%s: not inside a system (between frames and in observers, "
+                         "ecs_world_emit)", fn);
+    if (ECS__UNLIKELY(!payload && in->size))
+        return ecs__fail(w, ECS_ERR_ARG, "%s: payload is NULL for event \"%s\"", fn, in->name);
+#if ECS_CHECK_ACCESS
+    const ecs__system *s = &w->sys.systems[it->system - 1];
+    if (!ecs__emits(s, event))
+        return ecs__refuse(w, "%s: system \"%s\" did not declare that it emits \"%s\"; add it to its emits",
+                           fn, s->name, in->name);
+#endif
+    return ecs__emit_into(w, it->commands, fn, in, payload);
+}
+
+ECS_API ecs_result ecs_world_emit(ecs_world *w, ecs_id event, const void *payload) {
+    static const char fn[] = "ecs_world_emit";
+    if (!w) return ECS_ERR_ARG;
+    if (!ecs__is_event(w, event)) return ecs__bad_event(w, fn, event);
+    const ecs__idinfo *in = &w->reg.ids[event];
+    if (w->sched.phase != ECS__IDLE && !w->ev.observing)
+        return ecs__fail(w, ECS_ERR_BUSY, "%s: only between frames and in observers; a system emits with "
+                         "ecs_emit(it, ...) and declares the type in its emits", fn);
+    if (!payload && in->size) return ecs__fail(w, ECS_ERR_ARG, "%s: payload is NULL for event \"%s\"", fn, in->name);
+    if (!w->ev.waiting && !(w->ev.waiting = ecs__commands_new(w))) return ECS__OOM(w, fn);
+    return ecs__emit_into(w, w->ev.waiting, fn, in, payload);
+}
+
+static const void *ecs__events_of(const ecs_iter *it, ecs_id event, size_t size, bool sized, int *count,
+                                  const char *fn) {
+    if (count) *count = 0;
+    if (!it || !it->world) return NULL;
+    ecs_world *w = it->world;
+    if (!ecs__is_event(w, event)) { ecs__bad_event(w, fn, event); return NULL; }
+    if (!it->system || it->system > w->sys.system_count || w->sched.phase == ECS__IDLE) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: not inside a system (observers are handed their events)", fn);
+        return NULL;
+    }
+    const ecs__system *s = &w->sys.systems[it->system - 1];
+    const ecs__idinfo *in = &w->reg.ids[event];
+    const ecs__window *win = s->win, *end = s->win + s->win_count;
+    while (win < end && win->log != in->event - 1) win++;
+    if (win == end) {
+        ecs__refuse(w, "%s: system \"%s\" did not declare that it reads event \"%s\"; add it to its reads",
+                    fn, s->name, in->name);
+        return NULL;
+    }
+    if (sized && size != in->size) {
+        ecs__refuse(w, "%s: system \"%s\" reads event \"%s\" (%u bytes) as a %zu-byte type", fn, s->name,
+                    in->name, (unsigned)in->size, size);
+        return NULL;
+    }
+    if (win->hi == win->lo) return NULL;
+    const ecs__evlog *L = &w->ev.logs[win->log];
+    if (count) *count = (int)(win->hi - win->lo);
+    return L->data + (size_t)(win->lo - L->base) * in->size;
+}
+
+ECS_API const void *ecs_events(const ecs_iter *it, ecs_id event, int *count) {
+    return ecs__events_of(it, event, 0, false, count, "ecs_events");
+}
+
+ECS_API const void *ecs_events_sized(const ecs_iter *it, ecs_id event, size_t size, int *count) {
+    return ecs__events_of(it, event, size, true, count, "ecs_events_sized");
+}
+
+/* ---- windows: what each reading system sees ---- */
+/* System si (just registered) reads the event types in its reads: a window
+   on each, starting at what is delivered from now on. */
+static bool ecs__windows_make(ecs_world *w, ecs__system *s, uint32_t si) {
+    uint32_t n = 0;
+    for (int k = 0; k < ECS_MAX_TERMS && s->reads[k]; k++) n += ecs__is_event(w, s->reads[k]);
+    if (!n) return true;
+    if (!(s->win = (ecs__window *)ecs__alloc(w, n * sizeof *s->win))) return false;
+    for (int k = 0; k < ECS_MAX_TERMS && s->reads[k]; k++) {
+        if (!ecs__is_event(w, s->reads[k])) continue;
+        ecs__evlog *L = &w->ev.logs[w->reg.ids[s->reads[k]].event - 1];
+        if (!ECS__RESERVE(w, L->readers, L->reader_cap, (size_t)L->reader_count + 1)) return false;
+    }
+    for (int k = 0; k < ECS_MAX_TERMS && s->reads[k]; k++) {
+        if (!ecs__is_event(w, s->reads[k])) continue;
+        uint32_t log = w->reg.ids[s->reads[k]].event - 1;
+        ecs__evlog *L = &w->ev.logs[log];
+        ecs__window *win = &s->win[s->win_count++];
+        memset(win, 0, sizeof *win);
+        win->log = log;
+        win->cursor = win->lo = win->hi = L->end;
+        L->readers[L->reader_count++] = si;
+    }
+    s->reads_events = true;
+    w->sys.stages[s->stage].readers++;
+    return true;
+}
+
+/* s runs this turn: each window becomes what was delivered since its last run. */
+static void ecs__windows_take(ecs_world *w, ecs__system *s) {
+    for (uint32_t k = 0; k < s->win_count; k++) {
+        ecs__window *win = &s->win[k];
+        win->lo = win->cursor;
+        win->hi = win->cursor = w->ev.logs[win->log].end;
+    }
+}
+
+/* An EXCLUSIVE system prepared before its own sync point: its window is
+   taken again after it (and nothing it will read is trimmed there). */
+static void ecs__windows_untake(ecs__system *s) {
+    for (uint32_t k = 0; k < s->win_count; k++) s->win[k].cursor = s->win[k].hi = s->win[k].lo;
+}
+
+/* s does not run this turn: disabled, it drops what it would have read;
+   skipped, it keeps at most ECS_EVENT_BACKLOG of each type. */
+static void ecs__windows_skip(ecs_world *w, ecs__system *s, bool discard) {
+    for (uint32_t k = 0; k < s->win_count; k++) {
+        ecs__window *win = &s->win[k];
+        uint64_t end = w->ev.logs[win->log].end;
+        if (discard) win->cursor = end;
+        else if (end - win->cursor > ECS_EVENT_BACKLOG) {
+            win->dropped += end - win->cursor - ECS_EVENT_BACKLOG;
+            win->cursor = end - ECS_EVENT_BACKLOG;
+        }
+        win->lo = win->hi = win->cursor;
+    }
+}
+
+/* Stage st takes a turn (disabled readers drop), or does not (off: every
+   reader drops; else they keep). Thread 0, between turns. */
+static void ecs__stage_windows(ecs_world *w, uint32_t st, int how) {
+    const ecs__stage_graph *sg = &w->graph.stages[st];
+    for (uint32_t k = 0; k < sg->count; k++) {
+        ecs__system *s = &w->sys.systems[w->graph.reg[sg->first + k]];
+        if (!s->reads_events) continue;
+        if (how == ECS__WIN_TURN && (s->gate & ECS__GATE_OFF)) ecs__windows_skip(w, s, true);
+        else if (how != ECS__WIN_TURN) ecs__windows_skip(w, s, how == ECS__WIN_OFF || (s->gate & ECS__GATE_OFF));
+    }
+}
+
+/* ---- delivery: at sync points, on thread 0 ---- */
+static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_t chunk,
+                           uint64_t start, uint64_t end);
+/* Room in every log for what this sync point stages: ecs_world_emit's
+   events and those of the stage's systems that ran. Nothing applies if
+   this fails. */
+static ecs_result ecs__events_reserve(ecs_world *w, const ecs__stage_graph *sg) {
+    const uint32_t *order = w->graph.reg + sg->first;
+    ecs_result r = ECS_OK;
+    bool any = false;
+    for (uint32_t k = 0; k <= sg->count; k++) {
+        ecs_commands *c = k < sg->count ? NULL : w->ev.waiting;
+        const ecs__system *s = k < sg->count ? &w->sys.systems[order[k]] : NULL;
+        for (uint32_t b = 0, n = s ? (s->ran ? s->buf_count : 0) : (c != NULL); b < n; b++) {
+            const ecs_commands *from = s ? &s->bufs[b] : c;
+            for (uint32_t e = 0; e < from->ev_count; e++) w->ev.logs[from->ev[e].log].need++;
+            any |= from->ev_count > 0;
+        }
+    }
+    for (uint32_t l = 0; any && l < w->ev.log_count; l++) {
+        ecs__evlog *L = &w->ev.logs[l];
+        size_t need = (size_t)L->count + L->need, size = w->reg.ids[L->id].size;
+        L->need = 0;
+        if (need <= L->cap && L->data) continue;
+        size_t cap = L->cap ? L->cap : 64;
+        while (cap < need) cap *= 2;
+        if (r || cap > UINT32_MAX || !ecs__column_grow(w, &L->raw, &L->data, L->count, size ? size : 1, cap)) {
+            r = ECS_ERR_NOMEM;
+            continue;
+        }
+        L->cap = (uint32_t)cap;
+    }
+    return r ? ECS__OOM(w, "ecs_progress") : ECS_OK;
+}
+
+/* Right after c's commands applied: its events join their logs' staged
+   ends, in emission order (ecs__events_reserve made the room). */
+static void ecs__events_stage(ecs_world *w, ecs_commands *c) {
+    for (uint32_t k = 0; k < c->ev_count; k++) {
+        ecs__evlog *L = &w->ev.logs[c->ev[k].log];
+        const ecs__idinfo *in = &w->reg.ids[L->id];
+        ECS_ASSERT(L->count < L->cap);
+        if (!in->size) { L->count++; continue; }
+        unsigned char *to = L->data + (size_t)L->count++ * in->size;
+        ecs__cell_copy(to, c->data + c->ev[k].at, in->size);
+        if (in->entity_field_count) ecs__fields_live(c, in, to);
+    }
+    c->ev_count = 0;
+}
+
+/* Drops what every reader of L has seen (moving the rest down only once
+   it is at most half of the array: the cost stays linear). */
+static void ecs__log_trim(ecs_world *w, ecs__evlog *L) {
+    uint64_t keep = L->end;
+    uint32_t log = (uint32_t)(L - w->ev.logs);
+    for (uint32_t r = 0; r < L->reader_count; r++) {
+        const ecs__system *s = &w->sys.systems[L->readers[r]];
+        for (uint32_t k = 0; k < s->win_count; k++)
+            if (s->win[k].log == log && s->win[k].cursor < keep) keep = s->win[k].cursor;
+    }
+    uint64_t dead = keep - L->base;
+    size_t size = w->reg.ids[L->id].size;
+    if (!dead || (dead < L->count && dead * 2 < L->count)) return;
+    if (dead < L->count && size) memmove(L->data, L->data + dead * size, (size_t)(L->count - dead) * size);
+    L->count -= (uint32_t)dead;
+    L->base = keep;
+}
+
+/* The staged events: to the observers (thread 0, registration order, each
+   once with all of its type; its structural calls applied right after it),
+   then readable. Observers' failures to apply are reported; delivery goes
+   on, so nothing is observed twice. */
+static ecs_result ecs__events_deliver(ecs_world *w) {
+    ecs_result r = ECS_OK;
+    int phase = w->sched.phase;
+    w->sched.phase = ECS__SYNC;   /* the leftover sync point of ecs_progress runs IDLE */
+    for (uint32_t o = 0; o < w->ev.observer_count; o++) {
+        const ecs__observer *ob = &w->ev.observers[o];
+        if (!ob->event || (ob->skip_resim && w->ev.resimulating)) continue;
+        const ecs__idinfo *in = &w->reg.ids[ob->event];
+        const ecs__evlog *L = &w->ev.logs[in->event - 1];
+        uint64_t n = L->base + L->count - L->end;
+        if (!n) continue;
+        uint64_t t0 = w->stats.timing ? ecs__now_ns() : 0;
+        w->ev.observing = o + 1;
+        w->hk.hook_depth++;   /* structural calls wait in the hooks' buffer */
+        w->deferring++;
+        ob->fn(w, ob->event, L->data + (size_t)(L->end - L->base) * in->size, (int)n, ob->ctx);
+        w->deferring--;
+        w->hk.hook_depth--;
+        w->ev.observing = 0;
+        ecs_result f = ecs__hooks_flush(w);
+        if (f && !r) r = f;
+        if (w->trace.tracing && t0) ecs__trace_add(w, &w->sched.tctx[0], ECS__EVENT_OBSERVER, o, t0, ecs__now_ns());
+    }
+    for (uint32_t l = 0; l < w->ev.log_count; l++) {
+        ecs__evlog *L = &w->ev.logs[l];
+        L->end = L->base + L->count;
+        ecs__log_trim(w, L);
+    }
+    w->sched.phase = phase;
+    return r;
+}
+
+/* ---- observers ---- */
+ECS_API ecs_observer ecs_observe(ecs_world *w, const ecs_observer_desc *d) {
+    static const char fn[] = "ecs_observe";
+    if (!w || ecs__check_idle(w, fn)) return 0;
+    if (w->hk.hook_depth) { ecs__fail(w, ECS_ERR_BUSY, "%s: not allowed inside a hook or observer", fn); return 0; }
+    if (!d || !d->fn) { ecs__fail(w, ECS_ERR_ARG, "%s: %s", fn, d ? "fn is NULL" : "desc is NULL"); return 0; }
+    if (!ecs__is_event(w, d->event)) { ecs__bad_event(w, fn, d->event); return 0; }
+    for (int l = 0; l < 2; l++)
+        for (int k = 0; k < ECS_MAX_TERMS && (l ? d->writes : d->reads)[k]; k++) {
+            ecs_id id = (l ? d->writes : d->reads)[k];
+            if (!ecs__id_valid(w, id) || w->reg.ids[id].event) {
+                ecs__fail(w, ECS_ERR_ARG, "%s: %s[%d] = %u is not a component or resource", fn,
+                          l ? "writes" : "reads", k, (unsigned)id);
+                return 0;
+            }
+        }
+    uint32_t slot = 0;   /* a freed slot is reused: handles stay small */
+    while (slot < w->ev.observer_count && w->ev.observers[slot].event) slot++;
+    if ((slot == w->ev.observer_count &&
+         !ECS__RESERVE(w, w->ev.observers, w->ev.observer_cap, (size_t)w->ev.observer_count + 1)) ||
+        !ecs__hook_bufs(w)) {
+        ECS__OOM(w, fn);
+        return 0;
+    }
+    if (slot == w->ev.observer_count) w->ev.observer_count++;
+    ecs__observer *ob = &w->ev.observers[slot];
+    memset(ob, 0, sizeof *ob);
+    ob->event = d->event;
+    ob->fn = d->fn;
+    ob->ctx = d->ctx;
+    ob->skip_resim = d->skip_when_resimulating;
+    for (int l = 0; l < 2; l++)   /* like a system's lists (ecs__system_declare), by ascending id */
+        for (int k = 0; k < ECS_MAX_TERMS && (l ? d->writes : d->reads)[k]; k++)
+            ecs__decl_put(ob->decl, &ob->decl_count, (l ? d->writes : d->reads)[k], l ? ECS__LR | ECS__LW : ECS__LR);
+    return slot + 1;
+}
+
+ECS_API ecs_result ecs_unobserve(ecs_world *w, ecs_observer o) {
+    if (!w) return ECS_ERR_ARG;
+    if (ecs__check_idle(w, "ecs_unobserve")) return ECS_ERR_BUSY;
+    if (w->hk.hook_depth) return ecs__fail(w, ECS_ERR_BUSY, "ecs_unobserve: not allowed inside a hook or observer");
+    if (!o || o > w->ev.observer_count || !w->ev.observers[o - 1].event)
+        return ecs__fail(w, ECS_ERR_ARG, "ecs_unobserve: %u is not an observer", (unsigned)o);
+    w->ev.observers[o - 1].event = 0;
+    return ECS_OK;
+}
+
+ECS_API void ecs_world_set_resimulating(ecs_world *w, bool on) {
+    if (w && !ecs__check_idle(w, "ecs_world_set_resimulating")) w->ev.resimulating = on;
+}
+
+ECS_API bool ecs_world_resimulating(const ecs_world *w) { return w && w->ev.resimulating; }
+
+#if ECS_CHECK_ACCESS
+/* Observer access: what it declared, as a system's. A refusal is the
+   frame's too (thread 0's, after any system's). */
+static bool ecs__observer_access_ok(const ecs_world *cw, const char *fn, ecs_id id, bool write) {
+    ecs_world *w = (ecs_world *)cw;
+    const ecs__observer *ob = &w->ev.observers[w->ev.observing - 1];
+    uint32_t how = 0;
+    for (uint32_t i = 0; i < ob->decl_count; i++)
+        if (ob->decl[i].id == id) how = ob->decl[i].how;
+    if ((how & ECS__ACCESSES) && (!write || (how & ECS__WRITES))) return true;
+    ecs__fail(w, ECS_ERR_ACCESS, "%s: observer %u (of \"%s\") did not declare %s access to \"%s\"; add it to "
+              "its %s", fn, (unsigned)w->ev.observing, w->reg.ids[ob->event].name, write ? "write" : "read",
+              w->reg.ids[id].name, write ? "writes" : "reads");
+    ecs__tctx *tc = &w->sched.tctx[0];
+    if (!tc->refused) {
+        tc->refused = UINT32_MAX;
+        ecs__msg_set(w, &tc->refusal, "%s", ecs__msg_text(&w->error));
+    }
+    return false;
+}
+#endif
+
+static void ecs__events_fini(ecs_world *w) {
+    for (uint32_t l = 0; l < w->ev.log_count; l++) {
+        ecs__free(w, w->ev.logs[l].raw);
+        ecs__free(w, w->ev.logs[l].readers);
+    }
+    ecs__free(w, w->ev.logs);
+    ecs__free(w, w->ev.observers);
+    if (w->ev.waiting) ecs__buffer_free(w, w->ev.waiting);
 }
 
 /* ---- >>calls: entity calls, immediate or recorded in defer mode ---------- */
@@ -4114,7 +4723,7 @@ static uint64_t ecs__fingerprint(const ecs_world *w, uint32_t n) {
     ecs__hash_init(&h);
     for (uint32_t i = 1; i <= n; i++) {
         const ecs__idinfo *in = &w->reg.ids[i];
-        uint32_t v[2] = {in->size, in->resource};
+        uint32_t v[2] = {in->size, (uint32_t)in->resource | (in->event != 0) << 1};
         ecs__hash_feed(&h, in->name, strlen(in->name) + 1);
         ecs__hash_feed(&h, v, sizeof v);
     }
@@ -4122,6 +4731,10 @@ static uint64_t ecs__fingerprint(const ecs_world *w, uint32_t n) {
 }
 
 typedef struct ecs__snap_clock { uint64_t turns; double acc, dropped; } ecs__snap_clock;
+/* Events not yet read by every reader: a type's [base, end), and where each
+   reading system stands (by system index: snapshots are of one program). */
+typedef struct ecs__snap_log { ecs_id id; uint64_t base, end; unsigned char *data; } ecs__snap_log;
+typedef struct ecs__snap_cursor { uint32_t system; ecs_id id; uint64_t cursor; } ecs__snap_cursor;
 
 /* A table as a snapshot holds it; values of an id with hooks are constructed
    (and destroyed when the snapshot is freed). */
@@ -4134,7 +4747,7 @@ typedef struct ecs__snap_table {
 typedef struct ecs__snap_id {   /* per id, to copy, free and write values without the world */
     char *name;
     uint32_t size;
-    bool resource, owning;   /* owning: ctor/dtor/copy/move */
+    bool resource, event, owning;   /* owning: ctor/dtor/copy/move */
     ecs_ctor_fn dtor;
     ecs_serialize_fn serialize;
     void *ctx;
@@ -4159,6 +4772,10 @@ struct ecs_snapshot {
     float time_scale;
     ecs__snap_clock *clocks; /* per stage */
     uint32_t clock_count;
+    ecs__snap_log *logs;     /* per event type with unread events */
+    uint32_t log_count;
+    ecs__snap_cursor *cursors;
+    uint32_t cursor_count;
 };
 
 static void *ecs__snap_alloc(ecs_snapshot *s, size_t n) { return s->realloc_fn(NULL, n ? n : 1, s->alloc_user); }
@@ -4189,6 +4806,9 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
     ecs__snap_mfree(s, s->records);
     ecs__snap_mfree(s, s->rels);
     ecs__snap_mfree(s, s->clocks);
+    for (uint32_t i = 0; s->logs && i < s->log_count; i++) ecs__snap_mfree(s, s->logs[i].data);
+    ecs__snap_mfree(s, s->logs);
+    ecs__snap_mfree(s, s->cursors);
     ecs__snap_mfree(s, s);
 }
 
@@ -4237,6 +4857,7 @@ static ecs_snapshot *ecs__snap_new(ecs_world *w, uint32_t table_count) {
         memcpy(si->name, in->name, len);
         si->size = in->size;
         si->resource = in->resource;
+        si->event = in->event != 0;
         si->owning = in->lifecycle;
         si->dtor = in->dtor;
         si->serialize = in->serialize;
@@ -4263,6 +4884,92 @@ static bool ecs__snap_table_alloc(ecs_snapshot *s, ecs__snap_table *st, const ec
             !(st->values[k++] = (unsigned char *)ecs__snap_alloc(s, (size_t)count * s->ids[ids[i]].size)))
             return false;
     return true;
+}
+
+/* The events each type's readers have not all read, and where each reader
+   stands. False when memory runs out. */
+static bool ecs__events_take(ecs_world *w, ecs_snapshot *s) {
+    uint32_t logs = 0, cursors = 0;
+    for (uint32_t l = 0; l < w->ev.log_count; l++) {
+        logs += w->ev.logs[l].reader_count > 0;
+        cursors += w->ev.logs[l].reader_count;
+    }
+    if ((logs && !(s->logs = (ecs__snap_log *)ecs__snap_alloc(s, logs * sizeof *s->logs))) ||
+        (cursors && !(s->cursors = (ecs__snap_cursor *)ecs__snap_alloc(s, cursors * sizeof *s->cursors))))
+        return false;
+    for (uint32_t l = 0; l < w->ev.log_count; l++) {
+        const ecs__evlog *L = &w->ev.logs[l];
+        if (!L->reader_count) continue;
+        ecs__snap_log *sl = &s->logs[s->log_count++];
+        size_t size = w->reg.ids[L->id].size;
+        sl->id = L->id;
+        sl->end = L->end;
+        sl->base = L->end;
+        sl->data = NULL;
+        for (uint32_t r = 0; r < L->reader_count; r++) {
+            const ecs__system *sys = &w->sys.systems[L->readers[r]];
+            for (uint32_t k = 0; k < sys->win_count; k++) {
+                if (sys->win[k].log != l) continue;
+                ecs__snap_cursor *c = &s->cursors[s->cursor_count++];
+                c->system = L->readers[r];
+                c->id = L->id;
+                c->cursor = sys->win[k].cursor;
+                if (c->cursor < sl->base) sl->base = c->cursor;
+            }
+        }
+        size_t bytes = (size_t)(sl->end - sl->base) * size;
+        if (!(sl->data = (unsigned char *)ecs__snap_alloc(s, bytes))) return false;
+        if (bytes) memcpy(sl->data, L->data + (size_t)(sl->base - L->base) * size, bytes);
+    }
+    return true;
+}
+
+/* Room for a snapshot's events in the logs (before a restore changes anything). */
+static bool ecs__events_room(ecs_world *w, const ecs_snapshot *s) {
+    for (uint32_t i = 0; i < s->log_count; i++) {
+        ecs__evlog *L = &w->ev.logs[w->reg.ids[s->logs[i].id].event - 1];
+        size_t need = (size_t)(s->logs[i].end - s->logs[i].base), size = w->reg.ids[L->id].size, cap = 64;
+        while (cap < need) cap *= 2;
+        if ((need > L->cap || !L->data) &&
+            !ecs__column_grow(w, &L->raw, &L->data, L->count, size ? size : 1, cap))
+            return false;
+        if (cap > L->cap) L->cap = (uint32_t)cap;
+    }
+    return true;
+}
+
+/* The snapshot's unread events and readers' places; a type it has no events
+   of starts empty, a reader it does not know sees what comes next. Events
+   emitted between frames and not yet delivered belong to the abandoned
+   timeline: dropped. */
+static void ecs__events_restore(ecs_world *w, const ecs_snapshot *s) {
+    for (uint32_t l = 0; l < w->ev.log_count; l++) {
+        ecs__evlog *L = &w->ev.logs[l];
+        L->base = L->end = 0;
+        L->count = 0;
+    }
+    for (uint32_t i = 0; i < s->log_count; i++) {
+        const ecs__snap_log *sl = &s->logs[i];
+        ecs__evlog *L = &w->ev.logs[w->reg.ids[sl->id].event - 1];
+        size_t size = w->reg.ids[L->id].size;
+        L->base = sl->base;
+        L->end = sl->end;
+        L->count = (uint32_t)(sl->end - sl->base);
+        if (L->count && size) memcpy(L->data, sl->data, (size_t)L->count * size);
+    }
+    for (uint32_t si = 0; si < w->sys.system_count; si++) {
+        ecs__system *sys = &w->sys.systems[si];
+        for (uint32_t k = 0; k < sys->win_count; k++) {
+            ecs__window *win = &sys->win[k];
+            const ecs__evlog *L = &w->ev.logs[win->log];
+            win->cursor = L->end;
+            for (uint32_t c = 0; c < s->cursor_count; c++)
+                if (s->cursors[c].system == si && s->cursors[c].id == L->id) win->cursor = s->cursors[c].cursor;
+            if (win->cursor < L->base || win->cursor > L->end) win->cursor = L->end;
+            win->lo = win->hi = win->cursor;
+        }
+    }
+    if (w->ev.waiting) w->ev.waiting->ev_count = w->ev.waiting->data_size = 0;
 }
 
 ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
@@ -4322,6 +5029,7 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
         if (!(s->ids[i].value = (unsigned char *)ecs__snap_alloc(s, in->size))) goto oom;
         ecs__values_copy(in, s->ids[i].value, (const unsigned char *)in->data, 1);
     }
+    if (!ecs__events_take(w, s)) goto oom;
     return s;
 oom:
     ecs_snapshot_free(s);
@@ -4408,7 +5116,8 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
         if (!ecs__table_reserve(w, map[i], st->count)) goto oom;
     }
     scratch = (ecs__table **)ecs__alloc(w, (size_t)w->tab.table_count * (sizeof(void *) + 4) + 1);
-    if (!scratch || !ECS__RESERVE(w, w->ent.records, w->ent.record_cap, s->record_count ? s->record_count : 1) ||
+    if (!scratch || !ecs__events_room(w, s) ||
+        !ECS__RESERVE(w, w->ent.records, w->ent.record_cap, s->record_count ? s->record_count : 1) ||
         (s->rel_count && !ecs__rels_reserve(w, s->rel_count - 1))) {
         ecs__free(w, scratch);
         goto oom;
@@ -4456,6 +5165,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
         ecs__copy_into(in, (unsigned char *)in->data, s->ids[i].value, 1);
     }
     if (s->has_clock) ecs__clock_restore(w, s);
+    ecs__events_restore(w, s);
     ecs__free(w, scratch);
     ecs__free(w, map);
     return ECS_OK;
@@ -4467,7 +5177,7 @@ oom:
 /* ---- >>savefile: save files ---------------------------------------------- */
 /* "ECSHSNAP", version, then little-endian fields (see ecs_snapshot_write),
    component bytes as they are, a checksum at the end. */
-#define ECS__FILE_VERSION 2u   /* 2 added the clock; version 1 files still read */
+#define ECS__FILE_VERSION 3u   /* 2 added the clock, 3 unread events; older files still read */
 typedef struct ecs__out {   /* buffered: small fields cost a store, not a call */
     FILE *f;
     ecs__hasher h;
@@ -4573,7 +5283,7 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
         ecs__put_u32(o, len);
         ecs__put(o, in->name, len);
         ecs__put_u32(o, in->size);
-        ecs__put_u32(o, (uint32_t)in->resource | (uint32_t)(in->serialize != NULL) << 1);
+        ecs__put_u32(o, (uint32_t)in->resource | (uint32_t)(in->serialize != NULL) << 1 | (uint32_t)in->event << 2);
     }
     ecs__put_u32(o, s->record_count);
     ecs__put_u32(o, s->free_head);
@@ -4607,6 +5317,20 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
     for (uint32_t i = 1; ok && i <= s->id_count; i++)
         if (s->ids[i].resource && s->ids[i].value)
             ok = ecs__put_values(o, s, &s->ids[i], s->ids[i].value, 1, &buf, &cap);
+    ecs__put_u32(o, s->log_count);   /* unread events, then the readers' places */
+    for (uint32_t i = 0; ok && i < s->log_count; i++) {
+        const ecs__snap_log *sl = &s->logs[i];
+        ecs__put_u32(o, sl->id);
+        ecs__put_u64(o, sl->base);
+        ecs__put_u64(o, sl->end);
+        ok = ecs__put_values(o, s, &s->ids[sl->id], sl->data, (uint32_t)(sl->end - sl->base), &buf, &cap);
+    }
+    ecs__put_u32(o, s->cursor_count);
+    for (uint32_t i = 0; i < s->cursor_count; i++) {
+        ecs__put_u32(o, s->cursors[i].system);
+        ecs__put_u32(o, s->cursors[i].id);
+        ecs__put_u64(o, s->cursors[i].cursor);
+    }
     ecs__snap_mfree(s, buf);
     if (!ok) {
         ecs__snap_mfree(s, o);
@@ -4758,19 +5482,20 @@ static bool ecs__read_ids(ecs_world *w, ecs__in *r, uint32_t nids, uint32_t *fma
         uint32_t len = ecs__get_u32(r);
         const unsigned char *nm = ecs__get_bytes(r, len);
         uint32_t sz = ecs__get_u32(r), fl = ecs__get_u32(r);
-        if (r->bad || len == 0 || len >= sizeof name || fl > 3 || memchr(nm, 0, len)) return r->bad = true, false;
+        if (r->bad || len == 0 || len >= sizeof name || fl > 7 || (fl & 5) == 5 || memchr(nm, 0, len))
+            return r->bad = true, false;
         memcpy(name, nm, len);
         name[len] = 0;
         ecs_id id = ecs__id_find(w, name);
         const ecs__idinfo *wi = id ? &w->reg.ids[id] : NULL;
         bool ser = fl & 2;
-        fmap[i] = wi && wi->size == sz && wi->resource == (bool)(fl & 1) &&
+        fmap[i] = wi && wi->size == sz && wi->resource == (bool)(fl & 1) && (wi->event != 0) == (bool)(fl & 4) &&
                   (ser ? wi->deserialize != NULL : !wi->lifecycle) ? id : 0;
         flags[i] = (unsigned char)fl;
-        if (!fmap[i] && (fl & 1)) {
-            ecs__fail(w, ECS_ERR_ARG, "ecs_snapshot_read: the file's resource \"%s\" (size %u) is not one "
-                      "this world can take (%s)", name, (unsigned)sz, !wi ? "not registered" :
-                      wi->size != sz ? "another size" : "another kind, or other hooks");
+        if (!fmap[i] && (fl & 5)) {   /* kept whole or not at all: the file would not restore */
+            ecs__fail(w, ECS_ERR_ARG, "ecs_snapshot_read: the file's %s \"%s\" (size %u) is not one "
+                      "this world can take (%s)", fl & 1 ? "resource" : "event type", name, (unsigned)sz,
+                      !wi ? "not registered" : wi->size != sz ? "another size" : "another kind, or other hooks");
             return false;
         }
     }
@@ -4790,7 +5515,7 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
     if (r->bad || n > nids || (t == 0 && n)) return r->bad = true, ECS_ERR_ARG;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t f = ecs__get_u32(r);
-        if (f < 1 || f > nids || (k && f <= from[k - 1]) || (flags[f] & 1)) return r->bad = true, ECS_ERR_ARG;
+        if (f < 1 || f > nids || (k && f <= from[k - 1]) || (flags[f] & 5)) return r->bad = true, ECS_ERR_ARG;
         from[k] = f;
         unknown += !fmap[f];
     }
@@ -4831,6 +5556,48 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
     return ECS_OK;
 }
 
+/* A file's events section (version 3) into s: per type its unread events,
+   then the readers' places (each inside its type's events). */
+static ecs_result ecs__read_events(ecs__in *r, ecs_snapshot *s, uint32_t nids, const uint32_t *fmap,
+                                   const unsigned char *flags) {
+    ecs_world *w = s->world;
+    uint32_t n = ecs__get_u32(r);
+    if (r->bad || n > nids || n > (size_t)(r->end - r->p) / 20) return r->bad = true, ECS_ERR_ARG;
+    if (n && !(s->logs = (ecs__snap_log *)ecs__snap_alloc(s, n * sizeof *s->logs))) return ECS_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t f = ecs__get_u32(r);
+        uint64_t base = ecs__get_u64(r), end = ecs__get_u64(r);
+        if (r->bad || f < 1 || f > nids || !(flags[f] & 4) || end < base || end - base > UINT32_MAX)
+            return r->bad = true, ECS_ERR_ARG;
+        const ecs__idinfo *in = &w->reg.ids[fmap[f]];
+        uint32_t count = (uint32_t)(end - base);
+        for (uint32_t k = 0; k < s->log_count; k++) if (s->logs[k].id == fmap[f]) return r->bad = true, ECS_ERR_ARG;
+        if (!(flags[f] & 2) && count > (size_t)(r->end - r->p) / (in->size ? in->size : 1)) return r->bad = true, ECS_ERR_ARG;
+        ecs__snap_log *sl = &s->logs[s->log_count];
+        sl->id = fmap[f]; sl->base = base; sl->end = end;
+        if (!(sl->data = (unsigned char *)ecs__snap_alloc(s, (size_t)count * in->size))) return ECS_ERR_NOMEM;
+        s->log_count++;
+        if (!ecs__get_values(r, in, flags[f] & 2, sl->data, count)) return r->bad = true, ECS_ERR_ARG;
+    }
+    uint32_t c = ecs__get_u32(r);
+    if (r->bad || c > (size_t)(r->end - r->p) / 16) return r->bad = true, ECS_ERR_ARG;
+    if (c && !(s->cursors = (ecs__snap_cursor *)ecs__snap_alloc(s, c * sizeof *s->cursors))) return ECS_ERR_NOMEM;
+    for (uint32_t i = 0; i < c; i++) {
+        ecs__snap_cursor *x = &s->cursors[i];
+        uint32_t f;
+        x->system = ecs__get_u32(r);
+        f = ecs__get_u32(r);
+        x->cursor = ecs__get_u64(r);
+        if (r->bad || f < 1 || f > nids || !(flags[f] & 4)) return r->bad = true, ECS_ERR_ARG;
+        x->id = fmap[f];
+        uint32_t k = 0;
+        while (k < s->log_count && s->logs[k].id != x->id) k++;
+        if (k == s->log_count || x->cursor < s->logs[k].base || x->cursor > s->logs[k].end) return r->bad = true, ECS_ERR_ARG;
+        s->cursor_count++;
+    }
+    return ECS_OK;
+}
+
 ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
     static const char fn[] = "ecs_snapshot_read";
     if (!w) return NULL;
@@ -4865,7 +5632,7 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
     if (ecs__hash_done(&h) != ecs__le64(r.end)) { why = "the file is damaged or truncated (checksum)"; goto fail; }
     r.p += 8;
     version = ecs__get_u32(&r);
-    if (version != 1 && version != ECS__FILE_VERSION) { why = "the file has another version"; goto fail; }
+    if (version < 1 || version > ECS__FILE_VERSION) { why = "the file has another version"; goto fail; }
     nids = ecs__get_u32(&r);
     if (nids > (size_t)(r.end - r.p) / 12) goto fail;
     if (!(fmap = (uint32_t *)ecs__alloc(w, ((size_t)nids + 1) * sizeof *fmap)) ||
@@ -4926,6 +5693,7 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
             goto fail;
         }
     }
+    if (version > 2 && (res = ecs__read_events(&r, s, nids, fmap, flags))) { if (res == ECS_ERR_NOMEM) goto oom; goto fail; }
     if (r.p != r.end) goto fail;
     for (uint32_t i = 0; i < rc; i++)   /* records name the snapshot's tables */
         if (s->records[i].table != ECS__NONE) {
@@ -4996,6 +5764,28 @@ ECS__COLD uint64_t ecs__hash_refused(ecs_world *w, const ecs__idinfo *in) {
     return 0;
 }
 
+/* Events not read by every reader yet (by type, in registration order), and
+   how far behind each reader is. */
+static void ecs__hash_events(ecs_world *w, ecs__hasher *h, ecs__hash_buf *buf) {
+    for (uint32_t l = 0; l < w->ev.log_count; l++) {
+        const ecs__evlog *L = &w->ev.logs[l];
+        const ecs__idinfo *in = &w->reg.ids[L->id];
+        uint64_t first = L->end;
+        for (uint32_t r = 0; r < L->reader_count; r++) {
+            const ecs__system *s = &w->sys.systems[L->readers[r]];
+            for (uint32_t k = 0; k < s->win_count; k++)
+                if (s->win[k].log == l) {
+                    uint64_t behind = L->end - s->win[k].cursor;
+                    ecs__hash_feed(h, &behind, sizeof behind);
+                    if (s->win[k].cursor < first) first = s->win[k].cursor;
+                }
+        }
+        if (first == L->end) continue;
+        ecs__hash_feed(h, in->name, strlen(in->name) + 1);
+        for (uint64_t e = first; e < L->end; e++) ecs__hash_value(w, h, in, L->data + (size_t)(e - L->base) * in->size, buf);
+    }
+}
+
 ECS_API uint64_t ecs_world_hash(ecs_world *w) {
     if (!w) return 0;
     if (ecs__check_running(w, "ecs_world_hash")) return 0;
@@ -5047,6 +5837,7 @@ ECS_API uint64_t ecs_world_hash(ecs_world *w) {
         ecs__hash_feed(&h, prev, strlen(prev) + 1);
         ecs__hash_value(w, &h, &w->reg.ids[best], w->reg.ids[best].data, &buf);
     }
+    ecs__hash_events(w, &h, &buf);
     if (buf.p != buf.small) ecs__free(w, buf.p);
     uint64_t x = ecs__hash_done(&h);
     return x ? x : 1;   /* 0 means refused */
@@ -5072,21 +5863,17 @@ static ecs_result ecs__ids_check(const ecs_world *w, const ecs_id *ids, const ch
     return ECS_OK;
 }
 
-/* s->decl from its terms, reads and writes: one entry per id, ascending. */
-static void ecs__system_declare(ecs__system *s) {
+/* s->decl from its terms, reads and writes: one entry per id, ascending.
+   Event types it reads are no access (its windows cover them). */
+static void ecs__system_declare(const ecs_world *w, ecs__system *s) {
     s->decl_count = 0;
     for (int part = 0; part < 3; part++)
         for (int at = 0; at < ECS_MAX_TERMS; at++) {
             ecs_id id = part == 0 ? (at < s->term_count ? s->terms[at].id : 0) : part == 1 ? s->reads[at] : s->writes[at];
             if (!id) break;
+            if (w->reg.ids[id].event) continue;
             uint32_t how = part == 0 ? ecs__term_how(&s->terms[at]) : part == 1 ? ECS__LR : ECS__LR | ECS__LW;
-            uint32_t p = s->decl_count;   /* sorted insertion, merged */
-            while (p > 0 && s->decl[p - 1].id > id) p--;
-            if (p > 0 && s->decl[p - 1].id == id) { s->decl[p - 1].how |= how; continue; }
-            memmove(s->decl + p + 1, s->decl + p, (s->decl_count - p) * sizeof *s->decl);
-            s->decl[p].id = id;
-            s->decl[p].how = how;
-            s->decl_count++;
+            ecs__decl_put(s->decl, &s->decl_count, id, how);
         }
 }
 
@@ -5095,7 +5882,8 @@ static void ecs__system_declare(ecs__system *s) {
 static void ecs__system_gate(ecs__system *s) {
     s->gate = (uint8_t)((ecs__load(&s->enabled) ? 0 : ECS__GATE_OFF) | (s->interval > 1 ? ECS__GATE_INTERVAL : 0) |
                         (s->run_if ? ECS__GATE_COND : 0));
-    s->plain = (uint8_t)(s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) ? 1 + !!s->gate : 0);
+    s->plain = (uint8_t)(s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) && !s->reads_events
+                         ? 1 + !!s->gate : 0);
 }
 
 static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
@@ -5113,8 +5901,17 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     if (!d->fn) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has no callback (fn)", fn, d->name); return 0; }
     int terms = 0;
     if (ecs__terms_check(w, fn, d->terms, &terms) || ecs__ids_check(w, d->reads, "reads") ||
-        ecs__ids_check(w, d->writes, "writes"))
+        ecs__ids_check(w, d->writes, "writes") || ecs__ids_check(w, d->emits, "emits"))
         return 0;
+    for (int l = 0; l < 2; l++)   /* event types only in emits and reads */
+        for (int i = 0; i < ECS_MAX_TERMS && (l ? d->emits : d->writes)[i]; i++) {
+            ecs_id id = (l ? d->emits : d->writes)[i];
+            if (!w->reg.ids[id].event == !l) continue;
+            ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": \"%s\" %s", fn, d->name, w->reg.ids[id].name, l ?
+                      "in emits is not an event type (ecs_event_init makes one)" : "is an event type: it goes in "
+                      "emits (to emit it) or reads (to read it), not in writes");
+            return 0;
+        }
     if (d->stage >= w->sys.stage_count) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" names stage %u, which does not exist", fn, d->name,
                   (unsigned)d->stage);
@@ -5156,6 +5953,15 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     }
     ecs__system *s = &w->sys.systems[w->sys.system_count];
     memset(s, 0, sizeof *s);
+    memcpy(s->reads, d->reads, sizeof s->reads);
+    s->stage = d->stage;
+    if (!ecs__windows_make(w, s, w->sys.system_count)) {   /* the last step that can fail */
+        ecs__free(w, s->win);
+        ecs__free(w, block);
+        if (q) ecs_query_free(q);
+        ECS__OOM(w, fn);
+        return 0;
+    }
     size_t len = strlen(d->name) + 1;
     memcpy(block, d->name, len);
     s->name = block;
@@ -5180,9 +5986,10 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     s->run_if = d->run_if;
     s->run_if_ctx = d->run_if_ctx;
     s->interval = d->interval;
+    memcpy(s->emits, d->emits, sizeof s->emits);
     ecs__store(&s->enabled, 1);
     ecs__system_gate(s);
-    ecs__system_declare(s);
+    ecs__system_declare(w, s);
     w->sys.stages[s->stage].dirty = true;
     ecs__map_put(&w->sys.system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->sys.system_count);
     w->graph.built = false;
@@ -5334,6 +6141,7 @@ static void ecs__systems_fini(ecs_world *w) {
         for (uint32_t b = 0; b < s->buf_cap; b++) ecs__buffer_fini(w, &s->bufs[b]);
         ecs__free(w, s->bufs);
         ecs__free(w, s->name);
+        ecs__free(w, s->win);
     }
     for (uint32_t i = 0; i < w->sys.stage_count; i++) ecs__free(w, w->sys.stages[i].name);
     ecs__free(w, w->sys.systems);
@@ -6522,6 +7330,45 @@ static bool ecs__build_notes(ecs__build *b) {
     return true;
 }
 
+/* Whether an EXCLUSIVE system's sync point lies between c and a (local
+   indices): c runs before it, it before a, or it is a. */
+static bool ecs__sync_between(const ecs__build *b, uint32_t c, uint32_t a) {
+    if ((b->w->sys.systems[b->sys[a]].flags & ECS_SYSTEM_EXCLUSIVE) && ecs__reaches(b, c, a)) return true;
+    for (uint32_t x = 0; x < b->m; x++)
+        if ((b->w->sys.systems[b->sys[x]].flags & ECS_SYSTEM_EXCLUSIVE) && ecs__reaches(b, c, x) && ecs__reaches(b, x, a))
+            return true;
+    return false;
+}
+
+/* ECS_NOTE_EVENT_NEXT_FRAME: a reads event type ev, which c emits in the
+   same stage with no sync point between them, so a sees them a turn late. */
+static bool ecs__build_event_notes(ecs__build *b) {
+    ecs_world *w = b->w;
+    for (uint32_t a = 0; a < b->m; a++) {
+        const ecs__system *ra = &w->sys.systems[b->sys[a]];
+        for (uint32_t c = 0; ra->reads_events && c < b->m; c++) {
+            const ecs__system *ec = &w->sys.systems[b->sys[c]];
+            for (uint32_t k = 0; c != a && ec->emits[0] && k < ra->win_count; k++) {
+                ecs_id ev = w->ev.logs[ra->win[k].log].id;
+                if (!ecs__emits(ec, ev) || ecs__sync_between(b, c, a) || !ecs__listed(w, true)) continue;
+                ecs_problem *p = ecs__problem_in(w, ECS_NOTE_EVENT_NEXT_FRAME, true);
+                if (!p) return false;
+                p->a = b->sys[a] + 1;
+                p->b = b->sys[c] + 1;
+                p->id = ev;
+                bool fixed = w->sys.stages[w->sys.stages[b->st].leader].fixed_dt > 0;
+                if (!ecs__text(w, "event a turn late: \"%s\" reads %s, which \"%s\" emits in the same stage, so "
+                               "it sees those events one %s later; to see them in the same %s, move \"%s\" to a "
+                               "later stage%s", ra->name, w->reg.ids[ev].name, ec->name, fixed ? "step" : "frame",
+                               fixed ? "step" : "frame", ra->name, fixed ? " of the same step group" : "") ||
+                    !ecs__problem_end(w))
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* The final graph's in-edges, from its out-edges (when inference replaced
    the declared graph's). */
 static bool ecs__build_final_in(ecs__build *b) {
@@ -6582,7 +7429,7 @@ static bool ecs__stage_build(ecs_world *w, ecs_stage st, uint32_t *compact) {
     bool ok = ecs__build_declared(&b) && ecs__build_run_order(&b) && ecs__build_access(&b) &&
               ecs__build_exclusion(&b) && ecs__build_inferred(&b) && ecs__build_final(&b) &&
               ecs__build_cycles(&b) && ecs__build_reach(&b) && ecs__build_races(&b) &&
-              ecs__build_notes(&b) && ecs__build_reduction(&b);
+              ecs__build_notes(&b) && ecs__build_event_notes(&b) && ecs__build_reduction(&b);
     ecs__build_free(&b);
     return ok;
 }
@@ -6837,6 +7684,16 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
         ecs__dot_string(out, p->id ? w->reg.ids[p->id].name : "exclusive");
         fprintf(out, ", fontcolor=red];\n");
     }
+    for (uint32_t l = 0; l < w->ev.log_count; l++)   /* events: emitter -> reader, no order */
+        for (uint32_t e = 0; w->ev.logs[l].reader_count && e < w->sys.system_count; e++) {
+            if (!ecs__emits(&w->sys.systems[e], w->ev.logs[l].id)) continue;
+            for (uint32_t r = 0; r < w->ev.logs[l].reader_count; r++) {
+                fprintf(out, "  s%u -> s%u [style=dotted, color=\"#2a7f62\", constraint=false, label=",
+                        (unsigned)(e + 1), (unsigned)(w->ev.logs[l].readers[r] + 1));
+                ecs__dot_string(out, w->ev.logs[l].id ? w->reg.ids[w->ev.logs[l].id].name : "");
+                fprintf(out, ", fontcolor=\"#2a7f62\"];\n");
+            }
+        }
     fprintf(out, "}\n");
     return ferror(out) ? ecs__fail(w, ECS_ERR_ARG, "ecs_write_dot: writing failed") : ECS_OK;
 }
@@ -6888,6 +7745,7 @@ ECS__HOT uint32_t ecs__first_rows(const ecs_query *q) {
    (or no buffers: then the frame reports ECS_ERR_NOMEM). */
 ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     uint32_t chunks = 1;
+    if (s->reads_events) ecs__windows_take(w, s);   /* it runs, rows or not */
     if (s->query) {
         const ecs__match *m = s->query->matches;
         const uint32_t count = s->query->match_count;
@@ -6929,6 +7787,13 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
 
 /* Asks s's run_if on thread tc, under s's declarations (the access checks
    see s running). */
+/* s is skipped this turn (not disabled: that was settled at the turn's
+   start): its windows keep what it has not seen, up to the backlog. */
+static bool ecs__skipped(ecs_world *w, ecs__system *s) {
+    if (s->reads_events) ecs__windows_skip(w, s, false);
+    return false;
+}
+
 static bool ecs__ask(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
     uint32_t was = tc->current;
     tc->current = si + 1;
@@ -6936,7 +7801,7 @@ static bool ecs__ask(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
     bool run = s->run_if(w, s->run_if_ctx);
     tc->asking = false;
     tc->current = was;
-    return run;
+    return run || ecs__skipped(w, s);
 }
 
 #if ECS__THREADS
@@ -6952,7 +7817,7 @@ static bool ecs__has_partners(const ecs_world *w, uint32_t si);
    partner is not. */
 static bool ecs__gate_open(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32_t si) {
     if (s->gate & ECS__GATE_OFF) return false;
-    if ((s->gate & ECS__GATE_INTERVAL) && w->sched.turn % (uint64_t)s->interval) return false;
+    if ((s->gate & ECS__GATE_INTERVAL) && w->sched.turn % (uint64_t)s->interval) return ecs__skipped(w, s);
     if (!(s->gate & ECS__GATE_COND)) return true;
     if (s->flags & ECS_SYSTEM_EXCLUSIVE) return s->cond_due = true;   /* after its sync point */
 #if ECS__THREADS
@@ -7107,11 +7972,12 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
     return t1;
 }
 
-/* A system finished its `chunks` chunks: if it recorded commands, they are
-   due at the next sync point, which skips systems with nothing to apply. */
+/* A system finished its `chunks` chunks: if it recorded commands or
+   events, they are due at the next sync point, which skips systems with
+   nothing to apply. */
 ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
     for (uint32_t b = 0; b < chunks; b++)
-        if (s->bufs[b].count) {
+        if (s->bufs[b].count | s->bufs[b].ev_count) {
             s->ran = true;
             (void)ecs__add_fetch(&w->sched.due, 1);
             return;
@@ -7330,9 +8196,10 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg);
    systems must never see defer mode), and stops the frame. */
 static void ecs__exclusive(ecs_world *w, uint32_t si) {
     ecs__system *s = &w->sys.systems[si];
+    bool ask = s->cond_due;   /* its run_if sees what the sync point applied, as the system would */
+    if (!ask && s->reads_events) ecs__windows_untake(s);   /* its window ends after its sync point */
     w->sched.phase = ECS__SYNC;
     ecs_result r = ecs__sync(w, w->sched.stage_run);   /* systems finished so far */
-    bool ask = s->cond_due;   /* its run_if sees what that applied, as the system would */
     s->cond_due = false;
     if (r) {
         if (r != ECS_ERR_NOMEM) ecs__msg_set(w, &w->sched.fail_msg, "%s", ecs__msg_text(&w->error));
@@ -7341,6 +8208,7 @@ static void ecs__exclusive(ecs_world *w, uint32_t si) {
     } else if (ask && (!ecs__ask(w, &w->sched.tctx[0], s, si) || !ecs__prepare(w, s))) {
         s->chunks = 0;   /* skipped */
     } else {
+        if (!ask && s->reads_events) ecs__windows_take(w, s);
         (void)ecs__run(w, &w->sched.tctx[0], si, ECS__NONE, 0);
         if (w->cmd.defer_depth) {
             w->deferring -= w->cmd.defer_depth;
@@ -7555,20 +8423,27 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
 #endif
 
 /* Applies the command buffers of the systems that ran, in registration and
-   chunk order: the sync point. A failure keeps the rest for the next one. */
+   chunk order, and delivers their events (>>events): the sync point. A
+   failure keeps the rest for the next one. */
 static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
-    if (!ecs__load(&w->sched.due)) return ECS_OK;   /* nothing recorded: the common frame */
+    ecs_commands *waiting = w->ev.waiting && w->ev.waiting->ev_count ? w->ev.waiting : NULL;
+    if (!ecs__load(&w->sched.due) && !waiting) return ECS_OK;   /* nothing recorded: the common frame */
     uint64_t t0 = w->stats.timing ? ecs__now_ns() : 0;
     const uint32_t *order = w->graph.reg + sg->first;
-    ecs_result r = ECS_OK;
-    bool applied = false;
+    ecs_result r = w->ev.log_count ? ecs__events_reserve(w, sg) : ECS_OK;
+    bool applied = waiting != NULL;
+    if (!r && waiting) {   /* ecs_world_emit's events come first */
+        ecs__events_stage(w, waiting);
+        waiting->data_size = 0;
+    }
     for (uint32_t k = 0; k < sg->count && !r; k++) {
         ecs__system *s = &w->sys.systems[order[k]];
         if (!s->ran) continue;
         for (uint32_t b = 0; b < s->buf_count && !r; b++)
-            if (s->bufs[b].count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
+            if (s->bufs[b].count | s->bufs[b].ev_count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
         if (!r) { s->ran = false; (void)ecs__sub_fetch(&w->sched.due, 1); }
     }
+    if (!r && w->ev.log_count) r = ecs__events_deliver(w);
     if (w->stats.timing && applied) {   /* stats and the simulation count sync points as work */
         uint64_t t1 = ecs__now_ns();
         w->stats.sync_ns += t1 - t0;
@@ -7720,11 +8595,26 @@ static bool ecs__stage_open(ecs_world *w, uint32_t st) {
     return open;
 }
 
+/* Stages [st, end) take no turn now (st's or its group's switch or
+   run_if): readers in a disabled one drop what they would have read, the
+   others keep it (up to the backlog). Returns end. */
+static uint32_t ecs__stage_closed(ecs_world *w, uint32_t st, uint32_t end) {
+    bool lead_on = ecs__load(&w->sys.stages[w->sys.stages[st].leader].enabled) != 0;
+    for (uint32_t m = st; m < end; m++) {
+        ecs__stage *sd = &w->sys.stages[m];
+        if (!sd->readers) continue;
+        if (sd->dirty) ecs__stage_switches(w, m);
+        ecs__stage_windows(w, m, lead_on && ecs__load(&sd->enabled) ? ECS__WIN_KEEP : ECS__WIN_OFF);
+    }
+    return end;
+}
+
 /* One turn of stage st: its systems, then its sync point. */
 static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
     ecs__stage *sd = &w->sys.stages[st];
     const ecs__stage_graph *sg = &w->graph.stages[st];
     if (sd->dirty) ecs__stage_switches(w, st);
+    if (sd->readers) ecs__stage_windows(w, st, ECS__WIN_TURN);
     w->sched.turn = sd->turns++;
     w->sched.step = (uint32_t)sd->steps_last++;
     if (sd->off == sg->count) return ECS_OK;   /* no systems, or all disabled: no hand-off */
@@ -7757,7 +8647,7 @@ static uint32_t ecs__stage_frame(ecs_world *w, uint32_t st, int steps, ecs_resul
     ecs__stage *sd = &w->sys.stages[st];
     uint32_t end = st + 1;
     while (end < w->sys.stage_count && w->sys.stages[end].leader == st) end++;
-    if (!ecs__stage_open(w, st)) return end;
+    if (!ecs__stage_open(w, st)) return ecs__stage_closed(w, st, end);
     double dt = sd->unscaled ? w->sched.real_dt : (double)w->sched.real_dt * ecs__scale(w);   /* finite */
     if (!(sd->fixed_dt > 0)) {
         w->sched.dt = dt < FLT_MAX ? (float)dt : FLT_MAX;
@@ -7779,6 +8669,7 @@ static uint32_t ecs__stage_frame(ecs_world *w, uint32_t st, int steps, ecs_resul
         *r = ecs__stage_turn(w, st);
         for (uint32_t m = st + 1; m < end && !*r && !ecs__load(&w->sched.failed); m++)
             if (ecs__stage_open(w, m)) *r = ecs__stage_turn(w, m);
+            else (void)ecs__stage_closed(w, m, m + 1);
     }
     if (steps < 0 && sd->acc > sd->max_lag) {
         sd->dropped += sd->acc - sd->max_lag;
@@ -7911,6 +8802,8 @@ ECS_API ecs_result ecs_system_stats_get(const ecs_world *w, ecs_system s, ecs_sy
     out->last_us = sys->last_ns / 1000;
     out->avg_us = sys->avg_ns / 1000;
     out->chunks = sys->last_chunks;
+    out->events_dropped = 0;
+    for (uint32_t k = 0; k < sys->win_count; k++) out->events_dropped += sys->win[k].dropped;
     return ECS_OK;
 }
 
@@ -8115,7 +9008,15 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out) {
             fputs(",\n{\"name\":", out);
             if (e->system == ECS__EVENT_FRAME) fprintf(out, "\"frame %llu\",\"cat\":\"frame\"", (unsigned long long)e->frame);
             else if (e->system == ECS__EVENT_SYNC) fputs("\"sync point\",\"cat\":\"commands\"", out);
-            else {
+            else if (e->system == ECS__EVENT_OBSERVER) {   /* chunk: its index; args: the event type */
+                ecs_id ev = e->chunk < w->ev.observer_count ? w->ev.observers[e->chunk].event : 0;
+                fprintf(out, "\"observer %u\",\"cat\":\"observer\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,"
+                        "\"dur\":%.3f,\"args\":{\"frame\":%llu,\"step\":%u,\"event\":", (unsigned)e->chunk + 1, t, ts,
+                        dur, (unsigned long long)e->frame, (unsigned)e->step);
+                ecs__json_string(out, ev ? w->reg.ids[ev].name : "(unobserved)");
+                fputs("}}", out);
+                continue;
+            } else {
                 ecs__json_string(out, w->sys.systems[e->system].name);
                 fputs(e->chunk == ECS__NONE ? ",\"cat\":\"system\"" : ",\"cat\":\"chunk\"", out);
             }
@@ -8197,6 +9098,7 @@ ECS_API void ecs_world_free(ecs_world *w) {
     ecs__sched_fini(w);
     ecs__graph_fini(w);
     ecs__systems_fini(w);
+    ecs__events_fini(w);
     ecs__commands_fini(w);
     ecs__query_fini(w);
     ecs__table_fini(w);
