@@ -87,6 +87,7 @@ void suite_snapshot(void);
 void suite_rollback(void);
 void suite_diag(void);
 void suite_gameloop(void);
+void suite_events(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -131,6 +132,7 @@ int main(int argc, char **argv) {
     suite_rollback();
     suite_diag();
     suite_gameloop();
+    suite_events();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
