@@ -1636,6 +1636,8 @@ struct ecs_commands {
     ecs_world *world;
     ecs__cmd *cmds;
     uint32_t count, cap;
+    uint32_t ev_count;       /* nonzero: it holds events (evb); beside count, which a
+                                finished system reads with it */
     unsigned char *data;     /* values of set commands, each aligned for its type */
     void *data_raw;          /* the allocation (data is 64-byte aligned inside it) */
     uint32_t data_size, data_cap;
@@ -1644,7 +1646,6 @@ struct ecs_commands {
     uint32_t applied;        /* commands done; apply resumes here after a failure */
     struct ecs__evbuf *evb;  /* events emitted into it: per type, in emission order */
     uint32_t evb_count, evb_cap, evb_last;   /* evb_last: the type of the latest emit */
-    uint32_t ev_count;       /* nonzero: it holds events (set by each emit, cleared by staging) */
     bool owning;             /* holds values of a component with lifecycle hooks: the set
                                 commands from applied on own constructed copies */
     bool applying;           /* being applied: its hooks may not record into it */

@@ -1693,6 +1693,7 @@ typedef struct ev_ctx {
     ecs_world *w;
     ecs_id event, dead;        /* dead: the pipeline's component (entity side) */
     bool entities;             /* the pipeline's entity side */
+    bool in_place;             /* emit with ECS_EMIT instead of ecs_emit */
     double emit_ns;            /* the emitting loop's time this frame */
     uint64_t emitted, frames;
     bool bad;
@@ -1709,6 +1710,8 @@ static void sys_ev_emit(ecs_iter *it) {   /* ctx: ev_ctx; term 0: a uint32_t per
             ecs_entity d = ecs_cmd_create(it->commands);
             bad |= !d || ecs_cmd_set(it->commands, d, c->dead, &(EvHit){it->entities[i], 1.0f, v[i]}) != ECS_OK;
         }
+    else if (c->in_place)
+        for (int i = 0; i < it->count; i++) ECS_EMIT(it, EvHit, c->event, {it->entities[i], 1.0f, v[i]});
     else
         for (int i = 0; i < it->count; i++)
             bad |= ecs_emit(it, c->event, &(EvHit){it->entities[i], 1.0f, v[i]}) != ECS_OK;
@@ -1813,11 +1816,13 @@ static void ev_base(EvHit *buf, EvHit *log, const uint32_t *v, double *emit_ns, 
     *read_ns = t2 - t1;
 }
 
-static void bench_events_emit_read(bench_row *emit, bench_row *read) {
+static void bench_events_emit_read(bench_row *emit, bench_row *read, bool in_place) {
     static const char name_emit[] = "events: emit 1M 16-byte events in a system (per event)";
+    static const char name_place[] = "events: the same, filled in place with ECS_EMIT (per event)";
     static const char name_read[] = "events: deliver + read 1M, 4 readers (per event per reader)";
     ev_ctx c;
     ev_world(&c, EV_N, EV_READERS, false);
+    c.in_place = in_place;
     uint32_t *v = alloc64((size_t)EV_N * sizeof *v);   /* the baseline's values and arrays */
     for (int i = 0; i < EV_N; i++) v[i] = (uint32_t)i;
     EvHit *buf = alloc64((size_t)EV_N * sizeof *buf), *log = alloc64((size_t)EV_N * sizeof *log);
@@ -1831,7 +1836,7 @@ static void bench_events_emit_read(bench_row *emit, bench_row *read) {
         er[r] = t - c.emit_ns;
         if (!(r & 1)) ev_base(buf, log, v, &be[r], &br[r]);
     }
-    *emit = (bench_row){name_emit, median(ee, n) / EV_N, median(be, n) / EV_N, 5, false};
+    *emit = (bench_row){in_place ? name_place : name_emit, median(ee, n) / EV_N, median(be, n) / EV_N, 5, false};
     *read = (bench_row){name_read, median(er, n) / ((double)EV_N * EV_READERS),
                         median(br, n) / ((double)EV_N * EV_READERS), 2, false};
     ev_check(&c, EV_N, EV_READERS, name_emit);
@@ -2414,14 +2419,16 @@ static int events_rows(int *met) {
     printf("\nevents: 1 thread, medians of interleaved samples (%d each); baseline: the same data through plain "
            "arrays\n", reps(21));
     print_header();
-    bench_row rows[3];
-    bench_events_emit_read(&rows[0], &rows[1]);
+    bench_row rows[4], unused;
+    bench_events_emit_read(&rows[0], &rows[1], false);
     print_row(&rows[0]);
-    print_row(&rows[1]);
-    rows[2] = bench_events_pipeline();
+    bench_events_emit_read(&rows[2], &unused, true);
     print_row(&rows[2]);
-    for (int i = 0; i < 3; i++) *met += row_ok(&rows[i]);
-    return 3;
+    print_row(&rows[1]);
+    rows[3] = bench_events_pipeline();
+    print_row(&rows[3]);
+    for (int i = 0; i < 4; i++) *met += row_ok(&rows[i]);
+    return 4;
 }
 
 int main(int argc, char **argv) {
