@@ -4062,7 +4062,10 @@ ECS__NOINLINE unsigned char *ecs__emit_grow(ecs_world *w, ecs_commands *c, const
     uint32_t k = 0;
     while (k < c->evb_count && c->evb[k].log != log) k++;
     if (k == c->evb_count) {
-        if (!ECS__RESERVE(w, c->evb, c->evb_cap, (size_t)c->evb_count + 1)) return *r = ecs__cmd_oom(w, fn), NULL;
+        if (!ECS__RESERVE(w, c->evb, c->evb_cap, (size_t)c->evb_count + 1)) {
+            *r = ecs__cmd_oom(w, fn);
+            return NULL;
+        }
         memset(&c->evb[k], 0, sizeof c->evb[k]);
         c->evb[k].id = w->ev.logs[log].id;
         c->evb[k].log = log;
@@ -4077,7 +4080,10 @@ ECS__NOINLINE unsigned char *ecs__emit_grow(ecs_world *w, ecs_commands *c, const
             *r = ecs__fail(w, ECS_ERR_ARG, "%s: a buffer holds at most 2 GiB of events of a type", fn);
             return NULL;
         }
-        if (!ecs__column_grow(w, &b->raw, &b->data, b->count, size, cap)) return *r = ecs__cmd_oom(w, fn), NULL;
+        if (!ecs__column_grow(w, &b->raw, &b->data, b->count, size, cap)) {
+            *r = ecs__cmd_oom(w, fn);
+            return NULL;
+        }
         b->cap = (uint32_t)cap;
     }
     if (!size && b->count == UINT32_MAX) {

@@ -1625,6 +1625,13 @@ static void ev_dot_emit(ecs_iter *it) {
 static void ev_dot_obs(ecs_world *w, ecs_id event, const void *payloads, int count, void *ctx) {
     (void)w; (void)event; (void)payloads; (void)ctx; (void)count;
 }
+static char *ev_written(ecs_world *w, ecs_result (*write)(ecs_world *, FILE *)) {   /* what write wrote */
+    FILE *f = tmpfile();
+    if (!f) return NULL;
+    char *text = write(w, f) == ECS_OK ? test_read_all(f) : NULL;
+    fclose(f);
+    return text;
+}
 TEST(events_dot_and_trace) {
     ecs_world *w = ev_world(1);
     REQUIRE(w);
@@ -1633,22 +1640,14 @@ TEST(events_dot_and_trace) {
     CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "emitter", .fn = ev_dot_emit, .ctx = &ev, .emits = {ev}}));
     CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "reader", .fn = ev_nop, .stage = late, .reads = {ev}}));
     CHECK(ecs_observe(w, &(ecs_observer_desc){.event = ev, .fn = ev_dot_obs}));
-    FILE *f = tmpfile();
-    REQUIRE(f);
-    CHECK_EQ_INT(ecs_write_dot(w, f), ECS_OK);
-    char *dot = test_read_all(f);
-    fclose(f);
+    char *dot = ev_written(w, ecs_write_dot);
     REQUIRE(dot);
     CHECKF(strstr(dot, "s1 -> s2 [style=dotted") && strstr(dot, "label=\"Boom\\\"Event\""),
            "no labelled event edge in:\n%s", dot);
     free(dot);
     ecs_trace_enable(w, true);
     CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
-    f = tmpfile();
-    REQUIRE(f);
-    CHECK_EQ_INT(ecs_write_trace(w, f), ECS_OK);
-    char *json = test_read_all(f);
-    fclose(f);
+    char *json = ev_written(w, ecs_write_trace);
     REQUIRE(json);
     CHECKF(strstr(json, "\"observer 1\",\"cat\":\"observer\"") && strstr(json, "\"event\":\"Boom\\\"Event\""),
            "no observer span in the trace");

@@ -344,6 +344,7 @@ typedef struct sk_atoms {      /* shared across threads: atomics only */
     atomic_uint f_slot;
     atomic_long f_frame;
     atomic_int running, excl, max_running;
+    atomic_long emitted, bad_events;   /* events: emitted, and read with a wrong payload */
 } sk_atoms;
 
 struct sk_run;
@@ -355,6 +356,8 @@ typedef struct sk_sysctx {
     int tobj[SK_MAX_COMPS];
     bool twrite[SK_MAX_COMPS];
     bool tlisted[SK_MAX_COMPS];   /* sk_listed: on any entity, not only its query's */
+    bool emits, reads;         /* events: every batch emits one; reads them all */
+    atomic_long seen;
 } sk_sysctx;
 
 typedef struct sk_run {
@@ -363,6 +366,7 @@ typedef struct sk_run {
     int threads;
     ecs_id ids[SK_MAX_OBJ];
     int obj_of_id[SK_MAX_IDS];
+    ecs_id event;              /* sk_event, which systems emit and read beside everything else */
     sk_atoms *at;
     _Atomic unsigned *cells;
     sk_scratch *scratch;       /* SK_THREADS + 1 */
@@ -514,6 +518,30 @@ static bool sk_matches(const sk_run *R, const sk_def *d, ecs_world *w, ecs_entit
     return true;
 }
 
+/* Events ride along: emitters and readers never conflict, so a random graph
+   stays valid whatever it adds, and under TSan every emit (into its chunk's
+   buffer) and every read (of the delivered array) runs beside the rest. */
+typedef struct sk_event { uint32_t frame, sys, chunk, check; } sk_event;
+static uint32_t sk_event_check(const sk_event *e) { return (e->frame * 31u + e->sys) * 31u + e->chunk; }
+static void sk_events(ecs_iter *it, sk_sysctx *x) {
+    sk_run *R = x->run;
+    if (x->emits) {
+        sk_event e = {(uint32_t)R->frame, (uint32_t)it->system, (uint32_t)it->chunk, 0};
+        e.check = sk_event_check(&e);
+        SK_TCHECK(it, ecs_emit(it, R->event, &e) == ECS_OK);
+        atomic_fetch_add(&R->at->emitted, 1);
+    }
+    if (!x->reads || (it->batch && !x->run->G->sys[x->index].chunk)) return;   /* once a run (a chunk each) */
+    int n;
+    const sk_event *ev = ECS_EVENTS(it, sk_event, R->event, &n);
+    long bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += ev[i].check != sk_event_check(&ev[i]) || ev[i].frame > (uint32_t)R->frame ||
+               ev[i].sys < 1 || ev[i].sys > (uint32_t)R->G->nsys;
+    if (bad) atomic_fetch_add(&R->at->bad_events, bad);
+    if (!it->chunk) atomic_fetch_add(&x->seen, n);
+}
+
 static void sk_fn(ecs_iter *it) {
     sk_sysctx *x = (sk_sysctx *)it->ctx;
     sk_run *R = x->run;
@@ -653,6 +681,7 @@ static void sk_fn(ecs_iter *it) {
         test_spin_us(R->spin * (double)(1 + test_below(&r, 4)));
     if (excl) SK_TCHECK(it, atomic_load(&a->running) == 1);
     else SK_TCHECK(it, atomic_load(&a->excl) == 0);
+    sk_events(it, x);
     sk_release_all(R, S, me);
     atomic_fetch_sub(&a->running, 1);
     if (excl) atomic_fetch_sub(&a->excl, 1);
@@ -718,7 +747,9 @@ static ecs_world *sk_build(const sk_graph *G, int threads, sk_run *R) {
         if (R) { R->ids[o] = ids[o]; R->obj_of_id[ids[o]] = o; }
     }
     ecs_stage second = ecs_stage_add(w, "second");
-    if (!second) { ecs_world_free(w); return NULL; }
+    ecs_id event = ECS_EVENT(w, sk_event);
+    if (!second || !event) { ecs_world_free(w); return NULL; }
+    if (R) R->event = event;
     for (int i = 0; i < G->nsys; i++) {
         const sk_def *s = &G->sys[i];
         ecs_system_desc d;
@@ -729,6 +760,10 @@ static ecs_world *sk_build(const sk_graph *G, int threads, sk_run *R) {
         for (int k = 0; k < s->nterms; k++)
             d.terms[k] = (ecs_term){ids[s->terms[k].obj], s->terms[k].acc, s->terms[k].oper};
         for (int k = 0; k < s->nreads; k++) d.reads[k] = ids[s->reads[k]];
+        unsigned long long ev = sk_mix64(G->seed ^ (unsigned long long)(i + 1) * 0xE7E27ull);   /* not G's stream */
+        if (ev & 1) d.emits[0] = event;
+        if (ev & 2) d.reads[s->nreads] = event;
+        if (R) { R->sys[i].emits = ev & 1; R->sys[i].reads = (ev & 2) != 0; }
         for (int k = 0; k < s->nwrites; k++) d.writes[k] = ids[s->writes[k]];
         for (int k = 0; k < s->nafter; k++) d.after[k] = G->name[s->after[k]];
         for (int k = 0; k < s->nbefore; k++) d.before[k] = G->name[s->before[k]];
@@ -911,6 +946,14 @@ static int sk_run_graph(const sk_graph *G, int threads, long frames, sk_run *R, 
         if (other >= 1 && other <= G->nsys && other != me) sk_def_print(G, other - 1, stderr);
     }
     CHECKF(corrupt == 0, "seed %llu, %d threads: %ld inconsistent cells", G->seed, real_threads, corrupt);
+    CHECKF(atomic_load(&at->bad_events) == 0, "seed %llu, %d threads: %ld events read with a wrong payload",
+           G->seed, real_threads, atomic_load(&at->bad_events));
+    bool emitters = false;
+    for (int i = 0; i < G->nsys; i++) emitters |= R->sys[i].emits;
+    CHECKF(!ok || frames == 0 || !emitters || atomic_load(&at->emitted) > 0, "seed %llu: no event emitted", G->seed);
+    for (int i = 0; i < G->nsys; i++)   /* each read once at most (the last frame's may be unread) */
+        CHECKF(atomic_load(&R->sys[i].seen) <= atomic_load(&at->emitted), "seed %llu: %s read %ld events of %ld",
+               G->seed, G->name[i], atomic_load(&R->sys[i].seen), atomic_load(&at->emitted));
     long batches = 0, holds = 0;
     for (int t = 0; t <= SK_THREADS; t++) {
         const sk_slot *s = &sk_slots[t];
