@@ -660,15 +660,17 @@ ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. cou
 /* ---- >>api: events ------------------------------------------------------- */
 /* Events between systems. A system emits into its own buffer (one per
    chunk), so emitters never conflict with each other or with readers: an
-   event type in emits or reads is no conflict and infers no order. At each
-   sync point, in this order: (1) commands are applied; (2) pending handles
-   in payloads (entity_fields) become live (entities destroyed in (1) are
-   dead there: carry what readers need); (3) observers run on thread 0 in
-   registration order, each once with all of this point's events of its
-   type; (4) the events become readable. Delivery order: sync points as they
+   event type in emits or reads is no conflict and infers no order. At the
+   end of each stage's turn, in this order: (1) commands are applied; (2)
+   pending handles in payloads (entity_fields) become live (entities
+   destroyed in (1) are dead there: carry what readers need); (3) observers
+   run on thread 0 in registration order, each once with all of this
+   point's events of its type; (4) the events become readable. (The sync
+   point before an EXCLUSIVE system applies commands and resolves handles;
+   its events wait for the stage's end.) Delivery order: stage turns as they
    happen (a step group: step 0's stages, then step 1's...), then system
    registration, chunk, emission; ecs_world_emit's events come first at the
-   next sync point (between frames: at the start of the next ecs_progress).
+   next delivery (between frames: at the start of the next ecs_progress).
    Every reading system sees every event once per run: each run gets, in
    every batch, the same array, the events delivered since its previous run
    (a reader in a later stage sees them the same turn; in the same or an
@@ -677,10 +679,13 @@ ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. cou
    at most ECS_EVENT_BACKLOG events per type (the oldest beyond are dropped
    and counted in events_dropped), plus what arrives until it runs; a
    disabled one, or one in a disabled stage, discards it at each turn of
-   its stage. Payloads are bytes: C leaves the
-   padding of automatic structs undefined (designated initialisers too), so
-   memset a padded payload before filling it, or give the type serialize,
-   or snapshots, save files and ecs_world_hash see the garbage. */
+   its stage. Unread events, readers' places and events queued by
+   ecs_world_emit are part of snapshots, save files and ecs_world_hash.
+   Payloads are bytes: C leaves the padding of automatic structs undefined
+   (designated initialisers and compound literals too, so ECS_EMIT as well),
+   so memset a padded payload before filling it (or fill ecs_emit_new's
+   zeroed slot field by field), or give the type serialize, or snapshots,
+   save files and ecs_world_hash see the garbage. */
 typedef struct ecs_event_desc {
     const char *name;
     size_t size, align;         /* as ecs_component; size 0: no payload (NULL is fine) */
@@ -709,7 +714,8 @@ ECS_API ecs_result ecs_emit(ecs_iter *it, ecs_id event, const void *payload);
    payload of size bytes (which must be the type's: else NULL and
    ECS_ERR_ARG), zeroed, valid until the system's next emit; NULL when
    ecs_emit would fail. ECS_EMIT(it, T, event, {fields...}) fills it from a
-   braced initializer. */
+   braced initializer (its padding, if the type has any, is the compound
+   literal's: unspecified). */
 ECS_API void *ecs_emit_new(ecs_iter *it, ecs_id event, size_t size);
 #ifdef __cplusplus
 #  define ECS_EMIT(it, T, event, ...) do { T *ecs__slot = (T *)ecs_emit_new((it), (event), sizeof(T)); \
@@ -742,7 +748,8 @@ typedef struct ecs_observer_desc {
     ecs_id reads[ECS_MAX_TERMS], writes[ECS_MAX_TERMS];   /* ids it touches (lists end at 0) */
     bool skip_when_resimulating;   /* sounds, logs, particles: not during a rollback replay */
 } ecs_observer_desc;
-/* 0 + ECS_ERR_ARG for a bad desc, ECS_ERR_BUSY during ecs_progress. */
+/* 0 + ECS_ERR_ARG for a bad desc, ECS_ERR_BUSY during ecs_progress.
+   Handles are never reused. */
 ECS_API ecs_observer ecs_observe(ecs_world *w, const ecs_observer_desc *desc);
 /* ECS_ERR_ARG for an unknown observer, ECS_ERR_BUSY during ecs_progress. */
 ECS_API ecs_result   ecs_unobserve(ecs_world *w, ecs_observer o);
@@ -768,9 +775,9 @@ typedef enum ecs_problem_kind {
                                     Never about an EXCLUSIVE system (it accesses
                                     everything, so that rule excludes it). */
     ECS_NOTE_EVENT_NEXT_FRAME    /* only in notes: a reads event type id, which b emits in
-                                    the same stage (no EXCLUSIVE system between them), so a
-                                    sees those events a turn late; the message says to move
-                                    a to a later stage (of the step group, if fixed-step) */
+                                    the same stage, so a sees those events a turn late (they
+                                    are delivered at the stage's end); the message says to
+                                    move a to a later stage (of the step group, if fixed-step) */
 } ecs_problem_kind;
 
 typedef struct ecs_problem {
@@ -1922,6 +1929,8 @@ typedef struct ecs__events_state {      /* >>events */
     ecs_commands *waiting;   /* ecs_world_emit's events, for the next sync point */
     uint32_t observing;      /* the observer running + 1 (thread 0, at a sync point) */
     bool hold;               /* waiting is not delivered (ecs_progress's leftover sync points) */
+    bool staged;             /* events staged and not yet delivered (an EXCLUSIVE system's
+                                sync point, or one that failed) */
     bool resimulating;
 } ecs__events_state;
 
@@ -3648,10 +3657,13 @@ static void ecs__buffer_free(ecs_world *w, ecs_commands *c) {
     ecs__free(w, c);
 }
 
+/* Empties a buffer. A new serial only if it handed out pending handles
+   (those of the old one must not resolve against new creates): a buffer
+   that only sets, destroys or emits uses none up. */
 static void ecs__commands_clear(ecs_commands *c) {
+    if (c->created_count) c->serial = ecs__serial_next(c->world);
     c->count = c->data_size = c->created_count = c->applied = 0;
     c->owning = false;
-    c->serial = ecs__serial_next(c->world);
 }
 
 static void ecs__frame_fail(ecs_world *w, ecs_result r);
@@ -4056,16 +4068,13 @@ ECS_API ecs_id ecs_event(ecs_world *w, const char *name, size_t size, size_t ali
    with *r set when it cannot grow; for a type of size 0, any non-NULL
    pointer). The common case, the type of the buffer's latest emit with
    room, is a few loads and a store; the rest is out of line. */
-ECS__NOINLINE unsigned char *ecs__emit_grow(ecs_world *w, ecs_commands *c, const char *fn, const ecs__idinfo *in,
-                                            ecs_result *r) {
-    const uint32_t log = in->event - 1, size = in->size;
-    uint32_t k = 0;
+/* c's array of events of type log, with room for n of them (made or grown
+   to a power of two); NULL when memory runs out. */
+static ecs__evbuf *ecs__evbuf_room(ecs_world *w, ecs_commands *c, uint32_t log, size_t n) {
+    uint32_t k = 0, size = w->reg.ids[w->ev.logs[log].id].size;
     while (k < c->evb_count && c->evb[k].log != log) k++;
     if (k == c->evb_count) {
-        if (!ECS__RESERVE(w, c->evb, c->evb_cap, (size_t)c->evb_count + 1)) {
-            *r = ecs__cmd_oom(w, fn);
-            return NULL;
-        }
+        if (!ECS__RESERVE(w, c->evb, c->evb_cap, (size_t)c->evb_count + 1)) return NULL;
         memset(&c->evb[k], 0, sizeof c->evb[k]);
         c->evb[k].id = w->ev.logs[log].id;
         c->evb[k].log = log;
@@ -4073,31 +4082,40 @@ ECS__NOINLINE unsigned char *ecs__emit_grow(ecs_world *w, ecs_commands *c, const
         c->evb_count++;
     }
     ecs__evbuf *b = &c->evb[k];
-    c->evb_last = k;
-    if (b->count == b->cap && size) {
-        size_t cap = b->cap ? (size_t)b->cap * 2 : 64;
-        if (cap * size + 64 > ECS__CMD_DATA_MAX) {
-            *r = ecs__fail(w, ECS_ERR_ARG, "%s: a buffer holds at most 2 GiB of events of a type", fn);
-            return NULL;
-        }
-        if (!ecs__column_grow(w, &b->raw, &b->data, b->count, size, cap)) {
-            *r = ecs__cmd_oom(w, fn);
-            return NULL;
-        }
+    if (n > b->cap && size) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < n) cap *= 2;
+        if (cap > UINT32_MAX || !ecs__column_grow(w, &b->raw, &b->data, b->count, size, cap)) return NULL;
         b->cap = (uint32_t)cap;
     }
-    if (!size && b->count == UINT32_MAX) {
-        *r = ecs__fail(w, ECS_ERR_ARG, "%s: a buffer holds at most 2^32 - 1 events of a type", fn);
+    return b;
+}
+
+ECS__NOINLINE unsigned char *ecs__emit_grow(ecs_world *w, ecs_commands *c, const char *fn, const ecs__idinfo *in,
+                                            ecs_result *r) {
+    const uint32_t log = in->event - 1, size = in->size;
+    uint32_t k = 0;
+    while (k < c->evb_count && c->evb[k].log != log) k++;
+    size_t n = (k < c->evb_count ? (size_t)c->evb[k].count : 0) + 1;
+    if ((size && n * size + 64 > ECS__CMD_DATA_MAX) || n > UINT32_MAX) {
+        *r = ecs__fail(w, ECS_ERR_ARG, "%s: a buffer holds at most 2 GiB (and 2^32 - 1) events of a type", fn);
         return NULL;
     }
+    ecs__evbuf *b = ecs__evbuf_room(w, c, log, n);
+    if (!b) {
+        *r = ecs__cmd_oom(w, fn);
+        return NULL;
+    }
+    c->evb_last = (uint32_t)(b - c->evb);
     c->ev_count = 1;
     return size ? b->data + (size_t)size * b->count++ : (b->count++, (unsigned char *)b);
 }
 
 ECS__HOT unsigned char *ecs__emit_slot(ecs_world *w, ecs_commands *c, const char *fn, const ecs__idinfo *in,
                                       ecs_result *r) {
+    if (ECS__UNLIKELY(c->evb_last >= c->evb_count)) return ecs__emit_grow(w, c, fn, in, r);
     ecs__evbuf *b = c->evb + c->evb_last;
-    if (ECS__UNLIKELY(c->evb_last >= c->evb_count || b->log != in->event - 1 || b->count == b->cap || !in->size))
+    if (ECS__UNLIKELY(b->log != in->event - 1 || b->count == b->cap || !in->size))
         return ecs__emit_grow(w, c, fn, in, r);
     c->ev_count = 1;
     return b->data + (size_t)in->size * b->count++;
@@ -4164,7 +4182,7 @@ ECS__HOT ecs__evbuf *ecs__emit_fast(const ecs_iter *it, ecs_id event) {
     if (ECS__UNLIKELY(!c || !it->system || it->world->sched.phase == ECS__IDLE || c->evb_last >= c->evb_count))
         return NULL;
     ecs__evbuf *b = c->evb + c->evb_last;
-    return b->id == event && b->count - 1u < b->cap - 1u ? b : NULL;
+    return b->id == event && b->size && b->count - 1u < b->cap - 1u ? b : NULL;   /* (size 0: the full path) */
 }
 
 ECS__NOINLINE ecs_result ecs__emit_slow(ecs_iter *it, ecs_id event, const void *payload) {
@@ -4203,7 +4221,7 @@ ECS_API void *ecs_emit_new(ecs_iter *it, ecs_id event, size_t size) {
     ecs_result r;
     unsigned char *slot = ecs__emit_slot(w, it->commands, fn, in, &r);
     if (slot && size) memset(slot, 0, size);
-    return slot;
+    return slot;   /* (size 0: a non-NULL place to write nothing) */
 }
 
 ECS_API ecs_result ecs_world_emit(ecs_world *w, ecs_id event, const void *payload) {
@@ -4261,7 +4279,7 @@ ECS_API const void *ecs_events_sized(const ecs_iter *it, ecs_id event, size_t si
 /* System si (just registered) reads the event types in its reads: a window
    on each, starting at what is delivered from now on. */
 static bool ecs__windows_make(ecs_world *w, ecs__system *s, uint32_t si) {
-    uint32_t n = 0;
+    uint32_t n = 0;   /* (an event type listed twice: one window) */
     for (int k = 0; k < ECS_MAX_TERMS && s->reads[k]; k++) n += ecs__is_event(w, s->reads[k]);
     if (!n) return true;
     if (!(s->win = (ecs__window *)ecs__alloc(w, n * sizeof *s->win))) return false;
@@ -4272,7 +4290,9 @@ static bool ecs__windows_make(ecs_world *w, ecs__system *s, uint32_t si) {
     }
     for (int k = 0; k < ECS_MAX_TERMS && s->reads[k]; k++) {
         if (!ecs__is_event(w, s->reads[k])) continue;
-        uint32_t log = w->reg.ids[s->reads[k]].event - 1;
+        uint32_t log = w->reg.ids[s->reads[k]].event - 1, seen = 0;
+        while (seen < s->win_count && s->win[seen].log != log) seen++;
+        if (seen < s->win_count) continue;
         ecs__evlog *L = &w->ev.logs[log];
         ecs__window *win = &s->win[s->win_count++];
         memset(win, 0, sizeof *win);
@@ -4294,10 +4314,9 @@ static void ecs__windows_take(ecs_world *w, ecs__system *s) {
     }
 }
 
-/* An EXCLUSIVE system prepared before its own sync point: its window is
-   taken again after it (and nothing it will read is trimmed there). */
-static void ecs__windows_untake(ecs__system *s) {
-    for (uint32_t k = 0; k < s->win_count; k++) s->win[k].cursor = s->win[k].hi = s->win[k].lo;
+/* s's run is over: its windows hold nothing the log must keep. */
+static void ecs__windows_done(ecs__system *s) {
+    for (uint32_t k = 0; k < s->win_count; k++) s->win[k].lo = s->win[k].hi = s->win[k].cursor;
 }
 
 /* s does not run this turn: disabled, it drops what it would have read;
@@ -4380,6 +4399,7 @@ static void ecs__events_stage(ecs_world *w, ecs_commands *c) {
         b->count = 0;
     }
     c->ev_count = 0;
+    w->ev.staged = true;
 }
 
 /* Drops what every reader of L has seen (moving the rest down only once
@@ -4387,10 +4407,10 @@ static void ecs__events_stage(ecs_world *w, ecs_commands *c) {
 static void ecs__log_trim(ecs_world *w, ecs__evlog *L) {
     uint64_t keep = L->end;
     uint32_t log = (uint32_t)(L - w->ev.logs);
-    for (uint32_t r = 0; r < L->reader_count; r++) {
+    for (uint32_t r = 0; r < L->reader_count; r++) {   /* lo: a run in progress still reads from there */
         const ecs__system *s = &w->sys.systems[L->readers[r]];
         for (uint32_t k = 0; k < s->win_count; k++)
-            if (s->win[k].log == log && s->win[k].cursor < keep) keep = s->win[k].cursor;
+            if (s->win[k].log == log && s->win[k].lo < keep) keep = s->win[k].lo;
     }
     uint64_t dead = keep - L->base;
     size_t size = w->reg.ids[L->id].size;
@@ -4408,6 +4428,7 @@ static ecs_result ecs__events_deliver(ecs_world *w) {
     ecs_result r = ECS_OK;
     int phase = w->sched.phase;
     w->sched.phase = ECS__SYNC;   /* the leftover sync point of ecs_progress runs IDLE */
+    w->ev.staged = false;
     for (uint32_t o = 0; o < w->ev.observer_count; o++) {
         const ecs__observer *ob = &w->ev.observers[o];
         if (!ob->event || (ob->skip_resim && w->ev.resimulating)) continue;
@@ -4452,15 +4473,15 @@ ECS_API ecs_observer ecs_observe(ecs_world *w, const ecs_observer_desc *d) {
                 return 0;
             }
         }
-    uint32_t slot = 0;   /* a freed slot is reused: handles stay small */
-    while (slot < w->ev.observer_count && w->ev.observers[slot].event) slot++;
-    if ((slot == w->ev.observer_count &&
-         !ECS__RESERVE(w, w->ev.observers, w->ev.observer_cap, (size_t)w->ev.observer_count + 1)) ||
+    uint32_t slot = w->ev.observer_count;   /* never reused: they run in registration order, and a
+                                               stale handle names no other observer */
+    if (slot == UINT32_MAX - 1) { ecs__fail(w, ECS_ERR_ARG, "%s: too many observers", fn); return 0; }
+    if (!ECS__RESERVE(w, w->ev.observers, w->ev.observer_cap, (size_t)w->ev.observer_count + 1) ||
         !ecs__hook_bufs(w)) {
         ECS__OOM(w, fn);
         return 0;
     }
-    if (slot == w->ev.observer_count) w->ev.observer_count++;
+    w->ev.observer_count++;
     ecs__observer *ob = &w->ev.observers[slot];
     memset(ob, 0, sizeof *ob);
     ob->event = d->event;
@@ -4918,6 +4939,8 @@ struct ecs_snapshot {
     uint32_t log_count;
     ecs__snap_cursor *cursors;
     uint32_t cursor_count;
+    ecs__snap_log *queued;   /* ecs_world_emit's events not yet delivered (base 0, end: their count) */
+    uint32_t queued_count;
 };
 
 static void *ecs__snap_alloc(ecs_snapshot *s, size_t n) { return s->realloc_fn(NULL, n ? n : 1, s->alloc_user); }
@@ -4949,7 +4972,9 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
     ecs__snap_mfree(s, s->rels);
     ecs__snap_mfree(s, s->clocks);
     for (uint32_t i = 0; s->logs && i < s->log_count; i++) ecs__snap_mfree(s, s->logs[i].data);
+    for (uint32_t i = 0; s->queued && i < s->queued_count; i++) ecs__snap_mfree(s, s->queued[i].data);
     ecs__snap_mfree(s, s->logs);
+    ecs__snap_mfree(s, s->queued);
     ecs__snap_mfree(s, s->cursors);
     ecs__snap_mfree(s, s);
 }
@@ -5063,6 +5088,20 @@ static bool ecs__events_take(ecs_world *w, ecs_snapshot *s) {
         if (!(sl->data = (unsigned char *)ecs__snap_alloc(s, bytes))) return false;
         if (bytes) memcpy(sl->data, L->data + (size_t)(sl->base - L->base) * size, bytes);
     }
+    const ecs_commands *q = w->ev.waiting;   /* queued by ecs_world_emit (an observer's, at the last
+                                               sync point): the next frame delivers them */
+    if (!q || !q->ev_count) return true;
+    if (!(s->queued = (ecs__snap_log *)ecs__snap_alloc(s, q->evb_count * sizeof *s->queued))) return false;
+    for (uint32_t k = 0; k < q->evb_count; k++) {
+        const ecs__evbuf *b = &q->evb[k];
+        if (!b->count) continue;
+        ecs__snap_log *sq = &s->queued[s->queued_count++];
+        sq->id = b->id;
+        sq->base = 0;
+        sq->end = b->count;
+        if (!(sq->data = (unsigned char *)ecs__snap_alloc(s, (size_t)b->count * b->size))) return false;
+        if (b->size) memcpy(sq->data, b->data, (size_t)b->count * b->size);
+    }
     return true;
 }
 
@@ -5077,13 +5116,16 @@ static bool ecs__events_room(ecs_world *w, const ecs_snapshot *s) {
             return false;
         if (cap > L->cap) L->cap = (uint32_t)cap;
     }
+    if (s->queued_count && !w->ev.waiting && !(w->ev.waiting = ecs__commands_new(w))) return false;
+    for (uint32_t i = 0; i < s->queued_count; i++)
+        if (!ecs__evbuf_room(w, w->ev.waiting, w->reg.ids[s->queued[i].id].event - 1, (size_t)s->queued[i].end))
+            return false;
     return true;
 }
 
-/* The snapshot's unread events and readers' places; a type it has no events
-   of starts empty, a reader it does not know sees what comes next. Events
-   emitted between frames and not yet delivered belong to the abandoned
-   timeline: dropped. */
+/* The snapshot's unread events, readers' places and queued events (the
+   world's queue is replaced); a type it has no events of starts empty, a
+   reader it does not know sees what comes next. */
 static void ecs__events_restore(ecs_world *w, const ecs_snapshot *s) {
     for (uint32_t l = 0; l < w->ev.log_count; l++) {
         ecs__evlog *L = &w->ev.logs[l];
@@ -5111,9 +5153,15 @@ static void ecs__events_restore(ecs_world *w, const ecs_snapshot *s) {
             win->lo = win->hi = win->cursor;
         }
     }
-    if (w->ev.waiting) {
-        for (uint32_t k = 0; k < w->ev.waiting->evb_count; k++) w->ev.waiting->evb[k].count = 0;
-        w->ev.waiting->ev_count = 0;
+    ecs_commands *q = w->ev.waiting;
+    if (!q) return;
+    for (uint32_t k = 0; k < q->evb_count; k++) q->evb[k].count = 0;
+    q->ev_count = 0;
+    for (uint32_t i = 0; i < s->queued_count; i++) {   /* (ecs__events_room made them) */
+        ecs__evbuf *b = ecs__evbuf_room(w, q, w->reg.ids[s->queued[i].id].event - 1, (size_t)s->queued[i].end);
+        b->count = (uint32_t)s->queued[i].end;
+        if (b->size) memcpy(b->data, s->queued[i].data, (size_t)b->count * b->size);
+        q->ev_count = 1;
     }
 }
 
@@ -5476,6 +5524,12 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
         ecs__put_u32(o, s->cursors[i].id);
         ecs__put_u64(o, s->cursors[i].cursor);
     }
+    ecs__put_u32(o, s->queued_count);
+    for (uint32_t i = 0; ok && i < s->queued_count; i++) {
+        ecs__put_u32(o, s->queued[i].id);
+        ecs__put_u32(o, (uint32_t)s->queued[i].end);
+        ok = ecs__put_values(o, s, &s->ids[s->queued[i].id], s->queued[i].data, (uint32_t)s->queued[i].end, &buf, &cap);
+    }
     ecs__snap_mfree(s, buf);
     if (!ok) {
         ecs__snap_mfree(s, o);
@@ -5701,28 +5755,44 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
     return ECS_OK;
 }
 
+/* Event numbers stay far below 2^64 (a world would take centuries to reach
+   2^62): a file near the top is bad, not something to wrap around. */
+#define ECS__EVENT_NUMBERS (1ull << 62)
+
+/* One type's events in a file's events section: the file id f (an event
+   type, not yet in list[0 .. n)), then count values into *e (its id and
+   data set; count checked against what the file still holds). */
+static ecs_result ecs__read_event_values(ecs__in *r, ecs_snapshot *s, uint32_t nids, const uint32_t *fmap,
+                                         const unsigned char *flags, uint32_t f, uint32_t count,
+                                         const ecs__snap_log *list, uint32_t n, ecs__snap_log *e) {
+    if (r->bad || f < 1 || f > nids || !(flags[f] & 4)) return r->bad = true, ECS_ERR_ARG;
+    const ecs__idinfo *in = &s->world->reg.ids[fmap[f]];
+    for (uint32_t k = 0; k < n; k++) if (list[k].id == fmap[f]) return r->bad = true, ECS_ERR_ARG;
+    size_t left = (size_t)(r->end - r->p), each = flags[f] & 2 ? 4 : (in->size ? in->size : 1);
+    if (count > left / each || (in->size && count > SIZE_MAX / in->size)) return r->bad = true, ECS_ERR_ARG;
+    e->id = fmap[f];
+    if (!(e->data = (unsigned char *)ecs__snap_alloc(s, (size_t)count * in->size))) return ECS_ERR_NOMEM;
+    return ecs__get_values(r, in, flags[f] & 2, e->data, count) ? ECS_OK : (r->bad = true, ECS_ERR_ARG);
+}
+
 /* A file's events section (version 3) into s: per type its unread events,
-   then the readers' places (each inside its type's events). */
+   the readers' places (each inside its type's events), then the events
+   queued for the next frame. */
 static ecs_result ecs__read_events(ecs__in *r, ecs_snapshot *s, uint32_t nids, const uint32_t *fmap,
                                    const unsigned char *flags) {
-    ecs_world *w = s->world;
+    ecs_result res;
     uint32_t n = ecs__get_u32(r);
     if (r->bad || n > nids || n > (size_t)(r->end - r->p) / 20) return r->bad = true, ECS_ERR_ARG;
     if (n && !(s->logs = (ecs__snap_log *)ecs__snap_alloc(s, n * sizeof *s->logs))) return ECS_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t f = ecs__get_u32(r);
         uint64_t base = ecs__get_u64(r), end = ecs__get_u64(r);
-        if (r->bad || f < 1 || f > nids || !(flags[f] & 4) || end < base || end - base > UINT32_MAX)
-            return r->bad = true, ECS_ERR_ARG;
-        const ecs__idinfo *in = &w->reg.ids[fmap[f]];
-        uint32_t count = (uint32_t)(end - base);
-        for (uint32_t k = 0; k < s->log_count; k++) if (s->logs[k].id == fmap[f]) return r->bad = true, ECS_ERR_ARG;
-        if (!(flags[f] & 2) && count > (size_t)(r->end - r->p) / (in->size ? in->size : 1)) return r->bad = true, ECS_ERR_ARG;
+        if (r->bad || end < base || end > ECS__EVENT_NUMBERS || end - base > UINT32_MAX) return r->bad = true, ECS_ERR_ARG;
         ecs__snap_log *sl = &s->logs[s->log_count];
-        sl->id = fmap[f]; sl->base = base; sl->end = end;
-        if (!(sl->data = (unsigned char *)ecs__snap_alloc(s, (size_t)count * in->size))) return ECS_ERR_NOMEM;
-        s->log_count++;
-        if (!ecs__get_values(r, in, flags[f] & 2, sl->data, count)) return r->bad = true, ECS_ERR_ARG;
+        memset(sl, 0, sizeof *sl);
+        s->log_count++;   /* (its data, once made, is freed with s) */
+        sl->base = base; sl->end = end;
+        if ((res = ecs__read_event_values(r, s, nids, fmap, flags, f, (uint32_t)(end - base), s->logs, i, sl))) return res;
     }
     uint32_t c = ecs__get_u32(r);
     if (r->bad || c > (size_t)(r->end - r->p) / 16) return r->bad = true, ECS_ERR_ARG;
@@ -5739,6 +5809,17 @@ static ecs_result ecs__read_events(ecs__in *r, ecs_snapshot *s, uint32_t nids, c
         while (k < s->log_count && s->logs[k].id != x->id) k++;
         if (k == s->log_count || x->cursor < s->logs[k].base || x->cursor > s->logs[k].end) return r->bad = true, ECS_ERR_ARG;
         s->cursor_count++;
+    }
+    uint32_t q = ecs__get_u32(r);
+    if (r->bad || q > nids || q > (size_t)(r->end - r->p) / 8) return r->bad = true, ECS_ERR_ARG;
+    if (q && !(s->queued = (ecs__snap_log *)ecs__snap_alloc(s, q * sizeof *s->queued))) return ECS_ERR_NOMEM;
+    for (uint32_t i = 0; i < q; i++) {
+        uint32_t f = ecs__get_u32(r), count = ecs__get_u32(r);
+        ecs__snap_log *sq = &s->queued[s->queued_count];
+        memset(sq, 0, sizeof *sq);
+        s->queued_count++;
+        sq->end = count;
+        if ((res = ecs__read_event_values(r, s, nids, fmap, flags, f, count, s->queued, i, sq))) return res;
     }
     return ECS_OK;
 }
@@ -5909,8 +5990,8 @@ ECS__COLD uint64_t ecs__hash_refused(ecs_world *w, const ecs__idinfo *in) {
     return 0;
 }
 
-/* Events not read by every reader yet (by type, in registration order), and
-   how far behind each reader is. */
+/* Events not read by every reader yet (by type, in registration order), how
+   far behind each reader is, and the events queued for the next frame. */
 static void ecs__hash_events(ecs_world *w, ecs__hasher *h, ecs__hash_buf *buf) {
     for (uint32_t l = 0; l < w->ev.log_count; l++) {
         const ecs__evlog *L = &w->ev.logs[l];
@@ -5928,6 +6009,15 @@ static void ecs__hash_events(ecs_world *w, ecs__hasher *h, ecs__hash_buf *buf) {
         if (first == L->end) continue;
         ecs__hash_feed(h, in->name, strlen(in->name) + 1);
         for (uint64_t e = first; e < L->end; e++) ecs__hash_value(w, h, in, L->data + (size_t)(e - L->base) * in->size, buf);
+    }
+    const ecs_commands *q = w->ev.waiting;   /* queued for the next frame */
+    for (uint32_t k = 0; q && q->ev_count && k < q->evb_count; k++) {
+        const ecs__evbuf *b = &q->evb[k];
+        const ecs__idinfo *in = &w->reg.ids[b->id];
+        if (!b->count) continue;
+        ecs__hash_feed(h, &b->count, sizeof b->count);
+        ecs__hash_feed(h, in->name, strlen(in->name) + 1);
+        for (uint32_t e = 0; e < b->count; e++) ecs__hash_value(w, h, in, b->data + (size_t)e * b->size, buf);
     }
 }
 
@@ -7475,18 +7565,9 @@ static bool ecs__build_notes(ecs__build *b) {
     return true;
 }
 
-/* Whether an EXCLUSIVE system's sync point lies between c and a (local
-   indices): c runs before it, it before a, or it is a. */
-static bool ecs__sync_between(const ecs__build *b, uint32_t c, uint32_t a) {
-    if ((b->w->sys.systems[b->sys[a]].flags & ECS_SYSTEM_EXCLUSIVE) && ecs__reaches(b, c, a)) return true;
-    for (uint32_t x = 0; x < b->m; x++)
-        if ((b->w->sys.systems[b->sys[x]].flags & ECS_SYSTEM_EXCLUSIVE) && ecs__reaches(b, c, x) && ecs__reaches(b, x, a))
-            return true;
-    return false;
-}
-
 /* ECS_NOTE_EVENT_NEXT_FRAME: a reads event type ev, which c emits in the
-   same stage with no sync point between them, so a sees them a turn late. */
+   same stage, so a sees them a turn late (events are delivered at the
+   stage's end). */
 static bool ecs__build_event_notes(ecs__build *b) {
     ecs_world *w = b->w;
     for (uint32_t a = 0; a < b->m; a++) {
@@ -7495,7 +7576,7 @@ static bool ecs__build_event_notes(ecs__build *b) {
             const ecs__system *ec = &w->sys.systems[b->sys[c]];
             for (uint32_t k = 0; c != a && ec->emits[0] && k < ra->win_count; k++) {
                 ecs_id ev = w->ev.logs[ra->win[k].log].id;
-                if (!ecs__emits(ec, ev) || ecs__sync_between(b, c, a) || !ecs__listed(w, true)) continue;
+                if (!ecs__emits(ec, ev) || !ecs__listed(w, true)) continue;
                 ecs_problem *p = ecs__problem_in(w, ECS_NOTE_EVENT_NEXT_FRAME, true);
                 if (!p) return false;
                 p->a = b->sys[a] + 1;
@@ -7904,7 +7985,7 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     }
     s->chunks = chunks;
     if (!chunks) {
-        if (s->reads_events) ecs__windows_take(w, s);   /* it ran, on no rows */
+        if (s->reads_events) { ecs__windows_take(w, s); ecs__windows_done(s); }   /* it ran, on no rows */
         return false;
     }
     if (s->chunk_size > 0) {   /* an unchunked system never moves these off 0 */
@@ -8124,6 +8205,7 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
    events, they are due at the next sync point, which skips systems with
    nothing to apply. */
 ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
+    if (s->reads_events) ecs__windows_done(s);
     for (uint32_t b = 0; b < chunks; b++)
         if (s->bufs[b].count | s->bufs[b].ev_count) {
             s->ran = true;
@@ -8335,7 +8417,7 @@ static void ecs__task_done(ecs_world *w, ecs__tctx *tc, const ecs__task *t) {
 
 #endif   /* ECS__THREADS */
 
-static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg);
+static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg, bool deliver);
 
 /* An exclusive system runs alone on thread 0, after the commands recorded
    so far in the stage are applied; it may change structure directly. If
@@ -8345,9 +8427,9 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg);
 static void ecs__exclusive(ecs_world *w, uint32_t si) {
     ecs__system *s = &w->sys.systems[si];
     bool ask = s->cond_due;   /* its run_if sees what the sync point applied, as the system would */
-    if (!ask && s->reads_events) ecs__windows_untake(s);   /* its window ends after its sync point */
     w->sched.phase = ECS__SYNC;
-    ecs_result r = ecs__sync(w, w->sched.stage_run);   /* systems finished so far */
+    ecs_result r = ecs__sync(w, w->sched.stage_run, false);   /* systems finished so far; their events
+                                                                    are delivered at the stage's end */
     s->cond_due = false;
     if (r) {
         if (r != ECS_ERR_NOMEM) ecs__msg_set(w, &w->sched.fail_msg, "%s", ecs__msg_text(&w->error));
@@ -8356,7 +8438,6 @@ static void ecs__exclusive(ecs_world *w, uint32_t si) {
     } else if (ask && (!ecs__ask(w, &w->sched.tctx[0], s, si) || !ecs__prepare(w, s))) {
         s->chunks = 0;   /* skipped */
     } else {
-        if (!ask && s->reads_events) ecs__windows_take(w, s);
         (void)ecs__run(w, &w->sched.tctx[0], si, ECS__NONE, 0);
         if (w->cmd.defer_depth) {
             w->deferring -= w->cmd.defer_depth;
@@ -8571,11 +8652,15 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
 #endif
 
 /* Applies the command buffers of the systems that ran, in registration and
-   chunk order, and delivers their events (>>events): the sync point. A
-   failure keeps the rest for the next one. */
-static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
-    ecs_commands *waiting = w->ev.waiting && w->ev.waiting->ev_count && !w->ev.hold ? w->ev.waiting : NULL;
-    if (!ecs__load(&w->sched.due) && !waiting) return ECS_OK;   /* nothing recorded: the common frame */
+   chunk order, and delivers their events (>>events): the sync point. The
+   one before an EXCLUSIVE system stages their events without delivering
+   them (the stage's end does): which events a system of the stage sees then
+   never depends on when it was readied. A failure keeps the rest for the
+   next one. */
+static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg, bool deliver) {
+    ecs_commands *waiting = deliver && w->ev.waiting && w->ev.waiting->ev_count && !w->ev.hold ? w->ev.waiting : NULL;
+    if (!ecs__load(&w->sched.due) && !waiting && !(deliver && w->ev.staged)) return ECS_OK;   /* nothing
+                                                                             recorded: the common frame */
     uint64_t t0 = w->stats.timing ? ecs__now_ns() : 0;
     const uint32_t *order = w->graph.reg + sg->first;
     ecs_result r = w->ev.log_count ? ecs__events_reserve(w, sg, waiting) : ECS_OK;
@@ -8588,7 +8673,7 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg) {
             if (s->bufs[b].count | s->bufs[b].ev_count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
         if (!r) { s->ran = false; (void)ecs__sub_fetch(&w->sched.due, 1); }
     }
-    if (!r && w->ev.log_count) r = ecs__events_deliver(w);
+    if (!r && deliver && w->ev.log_count) r = ecs__events_deliver(w);
     if (w->stats.timing && applied) {   /* stats and the simulation count sync points as work */
         uint64_t t1 = ecs__now_ns();
         w->stats.sync_ns += t1 - t0;
@@ -8782,7 +8867,7 @@ static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
 #endif
         ecs__stage_inline(w, sg);
     w->sched.phase = ECS__SYNC;
-    return ecs__sync(w, sg);
+    return ecs__sync(w, sg, true);
 }
 
 /* Stage st's part of the frame: one turn of an ordinary stage, or the steps
@@ -8806,6 +8891,8 @@ static uint32_t ecs__stage_frame(ecs_world *w, uint32_t st, int steps, ecs_resul
         for (k = 0; k < sd->max_steps && sd->acc >= fixed; k++) sd->acc -= fixed;
     }
     w->sched.dt = sd->fixed_dt;
+    if (!k) (void)ecs__stage_closed(w, st, end);   /* no step this frame: readers keep (a pause at
+                                                     time scale 0 must not grow their windows) */
     for (int i = 0; i < k; i++) {
         if (*r || ecs__load(&w->sched.failed) || !ecs__load(&sd->enabled)) {   /* stopped, or disabled by a step */
             if (steps < 0) sd->dropped += (double)(k - i) * fixed;   /* no burst of them later */
@@ -8877,7 +8964,7 @@ static ecs_result ecs__progress(ecs_world *w, float dt, int steps, const char *f
     if (!ecs__sched_prepare(w)) return ECS__OOM(w, fn);
     const ecs__graph *g = &w->graph;
     for (uint32_t st = 0; st < g->stage_count; st++) {   /* leftovers of a failed sync point */
-        r = ecs__sync(w, &g->stages[st]);
+        r = ecs__sync(w, &g->stages[st], true);
         w->ev.hold = r == ECS_OK;   /* the first delivers ecs_world_emit's events: what its
                                        observers emit waits for the first stage's turn */
         if (r) return r;

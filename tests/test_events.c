@@ -442,9 +442,10 @@ TEST(sched_events_order_threads) {
         for (int r = 0; r < EV2_READERS; r++)
             CHECKF(ev_in_order(&rd[r].seen) && rd[r].seen.n > 0, "threads %d, %s: %zu events, not in delivery order",
                    ev_threads[ti], names[r], rd[r].seen.n);
-        /* R0 sees everything a frame late, R1 only C's; Excl has a sync point
-           before it, so it sees C's the same frame too */
-        static const long lag[3][3] = {{1, 1, 1}, {0, 0, 1}, {0, 0, 0}};
+        /* R0 sees everything a frame late, R1 and Excl only C's (the sync point
+           before an EXCLUSIVE system applies commands, but events wait for the
+           stage's end) */
+        static const long lag[3][3] = {{1, 1, 1}, {0, 0, 1}, {0, 0, 1}};
         static const int lagged[3] = {EV2_R0, EV2_R1, EV2_EXCL};
         for (int k = 0; k < 3; k++)
             for (size_t i = 0; i < rd[lagged[k]].seen.n; i++) {
@@ -1352,8 +1353,9 @@ TEST(events_bad_input) {
 /* Emitter (writes A) and Reader (writes B) in stage 0, under every order
    mode: valid, no RACE, a note naming both, no order either way. Emitter2
    gives Reader a second note; Both (emits and reads, alone in its stage)
-   none about itself; LateReader (another stage) and AfterExcl (after Excl,
-   whose sync point follows both emitters) none. Reader runs before Excl
+   none about itself; LateReader (another stage) none; AfterExcl (after Excl,
+   whose sync point follows both emitters) two as well, as events wait for
+   the stage's end. Reader runs before Excl
    (an EXCLUSIVE system conflicts with its whole stage: ECS_ORDER_EXPLICIT
    wants that order declared). */
 TEST(events_validation_notes) {
@@ -1380,19 +1382,19 @@ TEST(events_validation_notes) {
         REQUIRE(em && rd && em2 && both && lr && ex && ae);
         ecs_report rep;
         CHECKF(ecs_validate(w, &rep) == ECS_OK && rep.count == 0, "order %d: %d problems", (int)orders[oi], rep.count);
-        bool note_em = false, note_em2 = false;
+        int notes[2][2] = {{0, 0}, {0, 0}};   /* [Reader, AfterExcl][Emitter, Emitter2] */
         for (int i = 0; i < rep.note_count; i++) {
             const ecs_problem *p = &rep.notes[i];
             if (p->kind != ECS_NOTE_EVENT_NEXT_FRAME) continue;
-            CHECKF(p->a == rd && (p->b == em || p->b == em2) && p->id == ev, "order %d: a note about %u and %u: %s",
-                   (int)orders[oi], (unsigned)p->a, (unsigned)p->b, p->message);
-            CHECKF(p->message && strstr(p->message, "\"Reader\"") &&
+            CHECKF((p->a == rd || p->a == ae) && (p->b == em || p->b == em2) && p->id == ev,
+                   "order %d: a note about %u and %u: %s", (int)orders[oi], (unsigned)p->a, (unsigned)p->b, p->message);
+            CHECKF(p->message && strstr(p->message, p->a == rd ? "\"Reader\"" : "\"AfterExcl\"") &&
                    strstr(p->message, p->b == em ? "\"Emitter\"" : "\"Emitter2\"") && strstr(p->message, "later stage"),
                    "message: %s", p->message ? p->message : "(null)");
-            note_em |= p->b == em;
-            note_em2 |= p->b == em2;
+            notes[p->a == ae][p->b == em2]++;
         }
-        CHECK(note_em && note_em2);
+        for (int r = 0; r < 2; r++)
+            for (int e = 0; e < 2; e++) CHECKF(notes[r][e] == 1, "order %d: %d notes [%d][%d]", (int)orders[oi], notes[r][e], r, e);
         /* events infer no order (and validation passed, so they make no race) */
         CHECK(!ecs_system_precedes(w, em, rd) && !ecs_system_precedes(w, rd, em));
         CHECK(!ecs_system_precedes(w, em2, rd) && !ecs_system_precedes(w, rd, em2));
@@ -1704,6 +1706,222 @@ TEST(events_emit_in_place) {
     ecs_world_free(w);
 }
 
+/* ==== review regressions ============================================================= */
+typedef struct ev_rr {
+    ecs_id ev, counted;   /* counted: what ev_rr_count counts (0: ev) */
+    long seen, bad, next;
+    ecs_system self;
+    char order[8];
+    int on;
+} ev_rr;
+static void ev_rr_emit(ecs_iter *it) {   /* 100 numbered events a frame */
+    ev_rr *c = it->ctx;
+    for (int i = 0; i < 100; i++) {
+        int v = (int)c->next++;
+        ecs_emit(it, c->ev, &v);
+    }
+}
+static void ev_rr_read(ecs_iter *it) {   /* each number once, in order */
+    ev_rr *c = it->ctx;
+    int n;
+    const int *v = ECS_EVENTS(it, int, c->ev, &n);
+    for (int i = 0; i < n; i++) c->bad += v[i] != (int)c->seen++;
+}
+static void ev_rr_nop_excl(ecs_iter *it) { (void)it; }
+/* A 1-thread world: event type name (size bytes), an emitter in stage 0
+   and a reader in a later stage (its reads: the type twice if twice). */
+static ecs_world *ev_rr_world(ev_rr *c, const char *name, size_t size, ecs_system_fn emit, ecs_system_fn read,
+                              bool twice) {
+    ecs_world *w = ev_world(1);
+    memset(c, 0, sizeof *c);
+    if (!w) return NULL;
+    c->ev = ecs_event(w, name, size, 0);
+    ecs_stage late = ecs_stage_add(w, "late");
+    CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "emit", .fn = emit, .ctx = c, .emits = {c->ev}}));
+    c->self = ecs_system_add(w, &(ecs_system_desc){.name = "read", .fn = read, .ctx = c, .stage = late,
+                                                   .reads = {c->ev, twice ? c->ev : 0}});
+    CHECK(c->self);
+    return w;
+}
+
+/* A system listing an event type twice in reads has one window (a snapshot
+   wrote past its cursors; it got two notes and hashed twice). */
+TEST(events_reads_listed_twice) {
+    ev_rr c;
+    ecs_world *w = ev_rr_world(&c, "N", sizeof(int), ev_rr_emit, ev_rr_read, true);
+    REQUIRE(w);
+    for (int f = 0; f < 3; f++) CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    CHECK(c.seen == 300 && c.bad == 0);
+    ecs_snapshot *snap = ecs_snapshot_take(w);
+    CHECK(snap != NULL);
+    CHECK_EQ_INT(ecs_snapshot_restore(w, snap), ECS_OK);
+    ecs_snapshot_free(snap);
+    ecs_world_free(w);
+}
+
+/* A reader independent_of an EXCLUSIVE system of its stage: its window was
+   taken before the EXCLUSIVE system's sync point, which trimmed (and moved)
+   what it had not read yet. Every event once, in order, on any threads. */
+TEST(sched_events_independent_of_exclusive) {
+    for (int ti = 0; ti < 4; ti++) {
+        ecs_world *w = ev_world(ev_threads[ti]);
+        REQUIRE(w);
+        ev_rr c;
+        memset(&c, 0, sizeof c);
+        c.ev = ecs_event(w, "N", sizeof(int), 0);
+        CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "P", .fn = ev_rr_emit, .ctx = &c, .emits = {c.ev}}));
+        CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "E", .fn = ev_rr_nop_excl, .flags = ECS_SYSTEM_EXCLUSIVE,
+                                                   .after = {"P"}}));
+        CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "X", .fn = ev_rr_read, .ctx = &c, .reads = {c.ev},
+                                                   .after = {"P"}, .independent_of = {"E"}}));
+        long frames = test_scaled(40, 8);
+        for (long f = 0; f < frames; f++) CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+        CHECKF(c.bad == 0 && c.seen == (frames - 1) * 100, "%d threads: %ld seen, %ld out of order",
+               ev_threads[ti], c.seen, c.bad);
+        ecs_world_free(w);
+    }
+}
+
+/* ecs_emit_new of a type of size 0 is never NULL when the emit works. */
+static void ev_rr_emit_zero(ecs_iter *it) {
+    ev_rr *c = it->ctx;
+    for (int i = 0; i < 3; i++) c->bad += ecs_emit_new(it, c->ev, 0) == NULL;
+}
+static void ev_rr_count(ecs_iter *it) {
+    ev_rr *c = it->ctx;
+    int n;
+    ecs_events(it, c->counted ? c->counted : c->ev, &n);
+    c->seen += n;
+}
+TEST(events_emit_new_size_zero) {
+    ev_rr c;
+    ecs_world *w = ev_rr_world(&c, "Ping", 0, ev_rr_emit_zero, ev_rr_count, false);
+    REQUIRE(w);
+    for (int f = 0; f < 2; f++) CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    CHECK_EQ_INT(c.bad, 0);
+    CHECK_EQ_INT(c.seen, 6);
+    ecs_world_free(w);
+}
+
+/* A reader in a fixed-step stage that takes no steps (time scale 0: a
+   pause) keeps at most the backlog, and counts what it dropped. */
+static void ev_rr_flood(ecs_iter *it) {
+    ev_rr *c = it->ctx;
+    for (int i = 0; i < 1000; i++) {
+        int v = (int)c->next++;
+        ecs_emit(it, c->ev, &v);
+    }
+}
+static void ev_rr_max(ecs_iter *it) {
+    ev_rr *c = it->ctx;
+    int n;
+    ecs_events(it, c->ev, &n);
+    if (n > c->seen) c->seen = n;
+}
+TEST(events_paused_fixed_step_backlog) {
+    ecs_world *w = ev_world(1);
+    REQUIRE(w);
+    ev_rr c;
+    memset(&c, 0, sizeof c);
+    c.ev = ecs_event(w, "N", sizeof(int), 0);
+    ecs_stage fixed = ecs_stage_init(w, &(ecs_stage_desc){.name = "fixed", .fixed_dt = 0.01f});
+    CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "flood", .fn = ev_rr_flood, .ctx = &c, .emits = {c.ev}}));
+    ecs_system r = ecs_system_add(w, &(ecs_system_desc){.name = "read", .fn = ev_rr_max, .ctx = &c, .stage = fixed,
+                                                        .reads = {c.ev}});
+    REQUIRE(r);
+    ecs_world_set_time_scale(w, 0);
+    for (int f = 0; f < 100; f++) CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    ecs_world_set_time_scale(w, 1);
+    CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    CHECKF(c.seen > 0 && c.seen <= ECS_EVENT_BACKLOG + 1000, "one run saw %ld events", c.seen);
+    ecs_system_stats st;
+    CHECK_EQ_INT(ecs_system_stats_get(w, r, &st), ECS_OK);
+    CHECK(st.events_dropped == 101000 - (uint64_t)c.seen);
+    ecs_world_free(w);
+}
+
+/* Observers run in registration order after an ecs_unobserve; a stale
+   handle names no other observer. */
+static void ev_rr_obs(ecs_world *w, ecs_id event, const void *payloads, int count, void *ctx) {
+    (void)w; (void)event; (void)payloads; (void)count;
+    ev_rr *c = ((ev_rr **)ctx)[0];
+    c->order[c->on++ % 7] = *(const char *)((void **)ctx)[1];
+}
+TEST(events_observer_order_after_unobserve) {
+    ecs_world *w = ev_world(1);
+    REQUIRE(w);
+    ev_rr c;
+    memset(&c, 0, sizeof c);
+    c.ev = ecs_event(w, "N", sizeof(int), 0);
+    void *ca[2] = {&c, "A"}, *cb[2] = {&c, "B"}, *cc[2] = {&c, "C"};
+    ecs_observer a = ecs_observe(w, &(ecs_observer_desc){.event = c.ev, .fn = ev_rr_obs, .ctx = ca});
+    ecs_observer b = ecs_observe(w, &(ecs_observer_desc){.event = c.ev, .fn = ev_rr_obs, .ctx = cb});
+    CHECK(a && b);
+    CHECK_EQ_INT(ecs_unobserve(w, a), ECS_OK);
+    ecs_observer cobs = ecs_observe(w, &(ecs_observer_desc){.event = c.ev, .fn = ev_rr_obs, .ctx = cc});
+    CHECK(cobs && cobs != a);
+    CHECK_EQ_INT(ecs_unobserve(w, a), ECS_ERR_ARG);   /* stale: C stays */
+    int one = 1;
+    CHECK_EQ_INT(ecs_world_emit(w, c.ev, &one), ECS_OK);
+    CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    CHECKF(!strcmp(c.order, "BC"), "order %s", c.order);
+    ecs_world_free(w);
+}
+
+/* An observer's echo at a frame's last sync point waits for the next frame:
+   a snapshot between the two holds it, so a replay from it (and a save
+   file of it) gives the same frame as the original. */
+static void ev_rr_echo(ecs_world *w, ecs_id event, const void *payloads, int count, void *ctx) {
+    (void)event; (void)payloads;
+    ev_rr *c = ctx;
+    for (int i = 0; i < count; i++) {
+        int two = 2;
+        c->bad += ecs_world_emit(w, c->counted, &two) != ECS_OK;
+    }
+}
+TEST(events_queued_echo_in_snapshots) {
+    ecs_world *w = ev_world(1);
+    REQUIRE(w);
+    ev_rr c;
+    memset(&c, 0, sizeof c);
+    c.ev = ecs_event(w, "N", sizeof(int), 0);
+    c.counted = ecs_event(w, "Echo", sizeof(int), 0);
+    CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "count", .fn = ev_rr_count, .ctx = &c, .reads = {c.counted}}));
+    CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "emit", .fn = ev_rr_emit, .ctx = &c, .emits = {c.ev}}));
+    CHECK(ecs_observe(w, &(ecs_observer_desc){.event = c.ev, .fn = ev_rr_echo, .ctx = &c}));
+    for (int f = 0; f < 3; f++) CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    ecs_snapshot *snap = ecs_snapshot_take(w);
+    REQUIRE(snap);
+    uint64_t h0 = ecs_world_hash(w);
+    long seen0 = c.seen;
+    CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    long first = c.seen - seen0;
+    uint64_t h1 = ecs_world_hash(w);
+    CHECK(first == 100);   /* the last frame's 100 echoes */
+    for (int k = 0; k < 2; k++) {   /* replay from the snapshot, then from a save file of it */
+        ecs_snapshot *from = snap;
+        FILE *f = NULL;
+        if (k) {
+            f = tmpfile();
+            REQUIRE(f);
+            CHECK_EQ_INT(ecs_snapshot_write(snap, f), ECS_OK);
+            rewind(f);
+            from = ecs_snapshot_read(w, f);
+            fclose(f);
+            REQUIRE(from);
+        }
+        CHECK_EQ_INT(ecs_snapshot_restore(w, from), ECS_OK);
+        CHECK(ecs_world_hash(w) == h0);
+        c.seen = seen0;
+        CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+        CHECKF(c.seen - seen0 == first && ecs_world_hash(w) == h1, "replay %d: %ld echoes", k, c.seen - seen0);
+        if (k) ecs_snapshot_free(from);
+    }
+    ecs_snapshot_free(snap);
+    CHECK_EQ_INT(c.bad, 0);
+    ecs_world_free(w);
+}
+
 void suite_events(void) {
     RUN(events_exactly_once);
     RUN(sched_events_order_threads);
@@ -1720,4 +1938,10 @@ void suite_events(void) {
     RUN(events_echo_independent_of_stages);
     RUN(events_dot_and_trace);
     RUN(events_emit_in_place);
+    RUN(events_reads_listed_twice);
+    RUN(sched_events_independent_of_exclusive);
+    RUN(events_emit_new_size_zero);
+    RUN(events_paused_fixed_step_backlog);
+    RUN(events_observer_order_after_unobserve);
+    RUN(events_queued_echo_in_snapshots);
 }
