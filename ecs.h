@@ -8205,7 +8205,6 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
    events, they are due at the next sync point, which skips systems with
    nothing to apply. */
 ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
-    if (s->reads_events) ecs__windows_done(s);
     for (uint32_t b = 0; b < chunks; b++)
         if (s->bufs[b].count | s->bufs[b].ev_count) {
             s->ran = true;
@@ -8274,6 +8273,7 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
     while (n) {
         uint32_t v = tc->work[--n], local = w->graph.local[v];
         ecs__finished(w, &w->sys.systems[v], w->sys.systems[v].chunks);
+        if (w->sys.systems[v].reads_events) ecs__windows_done(&w->sys.systems[v]);   /* (never plain) */
         if (w->sys.systems[v].active && ecs__unpark(w, v)) { pushed = true; shared = true; }
         for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
             uint32_t u = order[sg->succ[e]];
@@ -8586,6 +8586,7 @@ ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
             t = ecs__run(w, tc, si, ECS__NONE, t);
         }
         ecs__finished(w, s, s->chunks);
+        if (s->reads_events) ecs__windows_done(s);   /* (a reader is never plain) */
     }
 }
 
