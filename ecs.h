@@ -734,8 +734,8 @@ ECS_API const void *ecs_events(const ecs_iter *it, ecs_id event, int *count);
 ECS_API const void *ecs_events_sized(const ecs_iter *it, ecs_id event, size_t size, int *count);
 #define ECS_EVENTS(it, T, event, count) ((const T *)ecs_events_sized((it), (event), sizeof(T), (count)))
 
-/* Observers: called on thread 0 at delivery, once per sync point with
-   every event of their type there (never with zero). Structural calls they
+/* Observers: called on thread 0 at delivery (the end of a stage's turn),
+   once with every event of their type there (never with zero). Structural calls they
    make are applied right after them; events they emit with ecs_world_emit
    join the next sync point. reads / writes: what they may touch (the access
    checks refuse the rest). A snapshot restore re-delivers nothing to them. */
@@ -1826,7 +1826,7 @@ typedef struct ecs__evlog {
     unsigned char *data;     /* 64-byte aligned, inside raw */
     void *raw;
     uint32_t count, cap;     /* events held, and room */
-    uint32_t need;           /* a sync point's count of events to stage (ecs__events_reserve) */
+    uint32_t need;           /* this sync point's events still to stage (ecs__events_reserve) */
     uint64_t base, end;
     uint32_t *readers;       /* systems with a window on it, ascending */
     uint32_t reader_count, reader_cap;
@@ -4357,6 +4357,7 @@ static ecs_result ecs__events_reserve(ecs_world *w, const ecs__stage_graph *sg, 
     const uint32_t *order = w->graph.reg + sg->first;
     ecs_result r = ECS_OK;
     bool any = false;
+    for (uint32_t l = 0; l < w->ev.log_count; l++) w->ev.logs[l].need = 0;   /* (left by a failed one) */
     for (uint32_t k = 0; k <= sg->count; k++) {
         ecs_commands *c = k < sg->count ? NULL : waiting;
         const ecs__system *s = k < sg->count ? &w->sys.systems[order[k]] : NULL;
@@ -4370,7 +4371,6 @@ static ecs_result ecs__events_reserve(ecs_world *w, const ecs__stage_graph *sg, 
         ecs__evlog *L = &w->ev.logs[l];
         if (L->need) ecs__log_trim(w, L);   /* what was read since the last sync point goes first */
         size_t need = (size_t)L->count + L->need, size = w->reg.ids[L->id].size;
-        L->need = 0;
         if (need <= L->cap && L->data) continue;
         size_t cap = L->cap ? L->cap : 64;
         while (cap < need) cap *= 2;
@@ -4391,11 +4391,20 @@ static void ecs__events_stage(ecs_world *w, ecs_commands *c) {
         if (!b->count) continue;
         ecs__evlog *L = &w->ev.logs[b->log];
         const ecs__idinfo *in = &w->reg.ids[L->id];
-        ECS_ASSERT((size_t)L->count + b->count <= L->cap);
+        ECS_ASSERT((size_t)L->count + b->count <= L->cap && b->count <= L->need);
+        if (!L->count && b->count == L->need && in->size) {   /* all of this point's: no copy, the */
+            unsigned char *data = L->data;                     /* arrays change hands */
+            void *raw = L->raw;
+            uint32_t cap = L->cap;
+            L->data = b->data; L->raw = b->raw; L->cap = b->cap;
+            b->data = data; b->raw = raw; b->cap = cap;
+        } else if (in->size) {
+            memcpy(L->data + (size_t)L->count * in->size, b->data, (size_t)b->count * in->size);
+        }
         unsigned char *to = L->data + (size_t)L->count * in->size;
-        if (in->size) memcpy(to, b->data, (size_t)b->count * in->size);
         for (uint32_t e = 0; in->entity_field_count && e < b->count; e++) ecs__fields_live(c, in, to + (size_t)e * in->size);
         L->count += b->count;
+        L->need -= b->count;
         b->count = 0;
     }
     c->ev_count = 0;
