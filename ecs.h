@@ -724,7 +724,8 @@ ECS_API void *ecs_emit_new(ecs_iter *it, ecs_id event, size_t size);
 #  define ECS_EMIT(it, T, event, ...) do { T *ecs__slot = (T *)ecs_emit_new((it), (event), sizeof(T)); \
                                            if (ecs__slot) *ecs__slot = (T)__VA_ARGS__; } while (0)
 #endif
-/* Between frames or inside an observer: delivered at the next sync point.
+/* Between frames or inside an observer: delivered at the next delivery (the
+   start of the next frame, or the end of the current stage's turn).
    ECS_ERR_BUSY elsewhere while ecs_progress runs. */
 ECS_API ecs_result ecs_world_emit(ecs_world *w, ecs_id event, const void *payload);
 /* Inside a system: this run's events of a type in its reads (count of them,
@@ -737,7 +738,7 @@ ECS_API const void *ecs_events_sized(const ecs_iter *it, ecs_id event, size_t si
 /* Observers: called on thread 0 at delivery (the end of a stage's turn),
    once with every event of their type there (never with zero). Structural calls they
    make are applied right after them; events they emit with ecs_world_emit
-   join the next sync point. reads / writes: what they may touch (the access
+   join the next delivery. reads / writes: what they may touch (the access
    checks refuse the rest). A snapshot restore re-delivers nothing to them. */
 typedef uint32_t ecs_observer;
 typedef void (*ecs_observer_fn)(ecs_world *w, ecs_id event, const void *payloads, int count, void *ctx);
@@ -1839,7 +1840,7 @@ typedef struct ecs__window {
 } ecs__window;
 enum { ECS__WIN_TURN, ECS__WIN_OFF, ECS__WIN_KEEP };   /* ecs__stage_windows */
 typedef struct ecs__observer {
-    ecs_id event;            /* 0: a free slot (ecs_unobserve) */
+    ecs_id event;            /* 0: removed (ecs_unobserve; the slot is not reused) */
     ecs_observer_fn fn;
     void *ctx;
     bool skip_resim;
@@ -4009,8 +4010,8 @@ static void ecs__commands_fini(ecs_world *w) {
    array per event type: nothing is shared while systems run. At a sync
    point ecs__events_reserve first makes room in every log that will
    receive events (the only step that can fail, before anything applies);
-   each buffer's events are copied to their logs right after its commands
-   apply (its pending handles resolve then); ecs__events_deliver runs the
+   each buffer's events move to their logs right after its commands apply
+   (its pending handles resolve then); ecs__events_deliver runs the
    observers on the staged events and makes them readable. Readers hold a
    window per type, as event numbers: the log keeps what its slowest reader
    has not seen, which is at most ECS_EVENT_BACKLOG for one that skips. */
@@ -4237,6 +4238,13 @@ ECS_API ecs_result ecs_world_emit(ecs_world *w, ecs_id event, const void *payloa
     return ecs__emit_into(w, w->ev.waiting, fn, in, payload);
 }
 
+/* s's window on log (one per type it reads), or NULL. */
+static ecs__window *ecs__window_of(const ecs__system *s, uint32_t log) {
+    for (uint32_t k = 0; k < s->win_count; k++)
+        if (s->win[k].log == log) return &s->win[k];
+    return NULL;
+}
+
 static const void *ecs__events_of(const ecs_iter *it, ecs_id event, size_t size, bool sized, int *count,
                                   const char *fn) {
     if (count) *count = 0;
@@ -4249,9 +4257,8 @@ static const void *ecs__events_of(const ecs_iter *it, ecs_id event, size_t size,
     }
     const ecs__system *s = &w->sys.systems[it->system - 1];
     const ecs__idinfo *in = &w->reg.ids[event];
-    const ecs__window *win = s->win, *end = s->win + s->win_count;
-    while (win < end && win->log != in->event - 1) win++;
-    if (win == end) {
+    const ecs__window *win = ecs__window_of(s, in->event - 1);
+    if (!win) {
         ecs__refuse(w, "%s: system \"%s\" did not declare that it reads event \"%s\"; add it to its reads",
                     fn, s->name, in->name);
         return NULL;
@@ -4276,6 +4283,7 @@ ECS_API const void *ecs_events_sized(const ecs_iter *it, ecs_id event, size_t si
 }
 
 /* ---- windows: what each reading system sees ---- */
+
 /* System si (just registered) reads the event types in its reads: a window
    on each, starting at what is delivered from now on. */
 static bool ecs__windows_make(ecs_world *w, ecs__system *s, uint32_t si) {
@@ -4290,9 +4298,8 @@ static bool ecs__windows_make(ecs_world *w, ecs__system *s, uint32_t si) {
     }
     for (int k = 0; k < ECS_MAX_TERMS && s->reads[k]; k++) {
         if (!ecs__is_event(w, s->reads[k])) continue;
-        uint32_t log = w->reg.ids[s->reads[k]].event - 1, seen = 0;
-        while (seen < s->win_count && s->win[seen].log != log) seen++;
-        if (seen < s->win_count) continue;
+        uint32_t log = w->reg.ids[s->reads[k]].event - 1;
+        if (ecs__window_of(s, log)) continue;   /* listed twice */
         ecs__evlog *L = &w->ev.logs[log];
         ecs__window *win = &s->win[s->win_count++];
         memset(win, 0, sizeof *win);
@@ -4340,9 +4347,8 @@ static void ecs__stage_windows(ecs_world *w, uint32_t st, int how) {
     const ecs__stage_graph *sg = &w->graph.stages[st];
     for (uint32_t k = 0; k < sg->count; k++) {
         ecs__system *s = &w->sys.systems[w->graph.reg[sg->first + k]];
-        if (!s->reads_events) continue;
-        if (how == ECS__WIN_TURN && (s->gate & ECS__GATE_OFF)) ecs__windows_skip(w, s, true);
-        else if (how != ECS__WIN_TURN) ecs__windows_skip(w, s, how == ECS__WIN_OFF || (s->gate & ECS__GATE_OFF));
+        if (!s->reads_events || (how == ECS__WIN_TURN && !(s->gate & ECS__GATE_OFF))) continue;
+        ecs__windows_skip(w, s, how != ECS__WIN_KEEP || (s->gate & ECS__GATE_OFF));
     }
 }
 
@@ -4384,7 +4390,8 @@ static ecs_result ecs__events_reserve(ecs_world *w, const ecs__stage_graph *sg, 
 }
 
 /* Right after c's commands applied: its events join their logs' staged
-   ends, a copy per type (ecs__events_reserve made the room). */
+   ends, a copy per type, or the array itself when it holds all of its
+   type's at this point (ecs__events_reserve made the room). */
 static void ecs__events_stage(ecs_world *w, ecs_commands *c) {
     for (uint32_t k = 0; k < c->evb_count; k++) {
         ecs__evbuf *b = &c->evb[k];
@@ -4417,9 +4424,8 @@ static void ecs__log_trim(ecs_world *w, ecs__evlog *L) {
     uint64_t keep = L->end;
     uint32_t log = (uint32_t)(L - w->ev.logs);
     for (uint32_t r = 0; r < L->reader_count; r++) {   /* lo: a run in progress still reads from there */
-        const ecs__system *s = &w->sys.systems[L->readers[r]];
-        for (uint32_t k = 0; k < s->win_count; k++)
-            if (s->win[k].log == log && s->win[k].lo < keep) keep = s->win[k].lo;
+        const ecs__window *win = ecs__window_of(&w->sys.systems[L->readers[r]], log);
+        if (win->lo < keep) keep = win->lo;
     }
     uint64_t dead = keep - L->base;
     size_t size = w->reg.ids[L->id].size;
@@ -5083,15 +5089,11 @@ static bool ecs__events_take(ecs_world *w, ecs_snapshot *s) {
         sl->base = L->end;
         sl->data = NULL;
         for (uint32_t r = 0; r < L->reader_count; r++) {
-            const ecs__system *sys = &w->sys.systems[L->readers[r]];
-            for (uint32_t k = 0; k < sys->win_count; k++) {
-                if (sys->win[k].log != l) continue;
-                ecs__snap_cursor *c = &s->cursors[s->cursor_count++];
-                c->system = L->readers[r];
-                c->id = L->id;
-                c->cursor = sys->win[k].cursor;
-                if (c->cursor < sl->base) sl->base = c->cursor;
-            }
+            ecs__snap_cursor *c = &s->cursors[s->cursor_count++];
+            c->system = L->readers[r];
+            c->id = L->id;
+            c->cursor = ecs__window_of(&w->sys.systems[L->readers[r]], l)->cursor;
+            if (c->cursor < sl->base) sl->base = c->cursor;
         }
         size_t bytes = (size_t)(sl->end - sl->base) * size;
         if (!(sl->data = (unsigned char *)ecs__snap_alloc(s, bytes))) return false;
@@ -6007,13 +6009,9 @@ static void ecs__hash_events(ecs_world *w, ecs__hasher *h, ecs__hash_buf *buf) {
         const ecs__idinfo *in = &w->reg.ids[L->id];
         uint64_t first = L->end;
         for (uint32_t r = 0; r < L->reader_count; r++) {
-            const ecs__system *s = &w->sys.systems[L->readers[r]];
-            for (uint32_t k = 0; k < s->win_count; k++)
-                if (s->win[k].log == l) {
-                    uint64_t behind = L->end - s->win[k].cursor;
-                    ecs__hash_feed(h, &behind, sizeof behind);
-                    if (s->win[k].cursor < first) first = s->win[k].cursor;
-                }
+            uint64_t cursor = ecs__window_of(&w->sys.systems[L->readers[r]], l)->cursor, behind = L->end - cursor;
+            ecs__hash_feed(h, &behind, sizeof behind);
+            if (cursor < first) first = cursor;
         }
         if (first == L->end) continue;
         ecs__hash_feed(h, in->name, strlen(in->name) + 1);

@@ -462,6 +462,16 @@ static sk_hold *sk_acquire(sk_run *R, sk_scratch *S, sk_slot *slot, int me, uint
 }
 
 /* Checks every held value and lets go of everything, newest first. */
+/* Lets go of one read hold on cell c (the last reader clears the owner). */
+static void sk_read_release(sk_run *R, _Atomic unsigned *c) {
+    unsigned v = atomic_load(c), nv;
+    do {
+        if ((v & SK_WRITER) || !(v & SK_READERS)) { atomic_fetch_add(&R->at->corrupt, 1); break; }
+        nv = (v & SK_READERS) - 1;
+        if (nv) nv |= v & ~(SK_READERS | SK_WRITER);
+    } while (!atomic_compare_exchange_weak(c, &v, nv));
+}
+
 static void sk_release_all(sk_run *R, sk_scratch *S, int me) {
     for (uint32_t i = S->n; i-- > 0;) {
         sk_hold *e = &S->list[i];
@@ -471,12 +481,7 @@ static void sk_release_all(sk_run *R, sk_scratch *S, int me) {
             unsigned exp = SK_WRITER | ((unsigned)me << SK_OWNER_SHIFT);
             if (!atomic_compare_exchange_strong(c, &exp, 0)) atomic_fetch_add(&R->at->corrupt, 1);
         } else {
-            unsigned v = atomic_load(c), nv;
-            do {
-                if ((v & SK_WRITER) || !(v & SK_READERS)) { atomic_fetch_add(&R->at->corrupt, 1); break; }
-                nv = (v & SK_READERS) - 1;
-                if (nv) nv |= v & ~(SK_READERS | SK_WRITER);
-            } while (!atomic_compare_exchange_weak(c, &v, nv));
+            sk_read_release(R, c);
         }
         S->hkey[e->hslot] = 0;
     }
@@ -719,13 +724,7 @@ static bool sk_cond(ecs_world *w, void *ctx) {
     if (n) test_spin_us(R->spin);
     while (n-- > 0) {
         if (*ptrs[n] != vals[n]) sk_note(R, me, atomic_load(&R->cells[cells[n]]), cells[n], SK_VALUE_CHANGED);
-        _Atomic unsigned *c = &R->cells[cells[n]];
-        unsigned v = atomic_load(c), nv;
-        do {
-            if ((v & SK_WRITER) || !(v & SK_READERS)) { atomic_fetch_add(&R->at->corrupt, 1); break; }
-            nv = (v & SK_READERS) - 1;
-            if (nv) nv |= v & ~(SK_READERS | SK_WRITER);
-        } while (!atomic_compare_exchange_weak(c, &v, nv));
+        sk_read_release(R, &R->cells[cells[n]]);
     }
     return (sk_mix64(R->G->seed ^ (unsigned long long)R->frame * 0x9E3779B97F4A7C15ull ^ (unsigned long long)me) & 3) != 0;
 }
