@@ -86,6 +86,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>   /* (ecs_emitter_next's memset) */
 
 /* ---- >>config: compile-time options -------------------------------------- */
 #ifndef ECS_API
@@ -724,6 +725,39 @@ ECS_API void *ecs_emit_new(ecs_iter *it, ecs_id event, size_t size);
 #  define ECS_EMIT(it, T, event, ...) do { T *ecs__slot = (T *)ecs_emit_new((it), (event), sizeof(T)); \
                                            if (ecs__slot) *ecs__slot = (T)__VA_ARGS__; } while (0)
 #endif
+
+/* Many events of one type from one batch, the fastest way (no call, no
+   copy per event): ecs_emitter_get once per batch, then
+   ecs_emitter_next(em, size) for each event, inline: a zeroed payload to
+   fill in place (size must be the type's, as for ecs_emit_new: give sizeof
+   of the payload, a constant, and the zeroing is a store or two). NULL when
+   memory runs out (ECS_ERR_NOMEM, which the frame reports), for the wrong
+   size (ECS_ERR_ARG) or a NULL emitter. Each event counts as made by
+   ecs_emitter_next, in order with the batch's ecs_emit and ecs_emit_new of
+   any type; nothing to close. The emitter belongs to the batch's
+   it->commands: use it in that batch only (another chunk has its own),
+   never after the batch returns (refused from the next sync point on). */
+typedef struct ecs_emitter {
+    unsigned char *next, *end;  /* free room of the buffer; private, as the rest */
+    size_t size;
+    ecs_world *world;
+    ecs_commands *commands;     /* set by each ecs_emitter_get (buffers move as chunks are added) */
+    uint32_t buf;               /* its type's events in commands */
+    bool live;                  /* got in the current stage turn */
+} ecs_emitter;
+/* Inside a system: the batch's emitter of a type in its emits; NULL when
+   ecs_emit would fail (the same checks and errors) or size is not the type's. */
+ECS_API ecs_emitter *ecs_emitter_get(ecs_iter *it, ecs_id event, size_t size);
+#define ECS_EMITTER(it, T, event) ecs_emitter_get((it), (event), sizeof(T))
+ECS_API void *ecs_emitter_more(ecs_emitter *em, size_t size);   /* ecs_emitter_next's out-of-line half */
+static inline void *ecs_emitter_next(ecs_emitter *em, size_t size) {
+    if (!em || em->next == em->end || size != em->size) return ecs_emitter_more(em, size);
+    unsigned char *slot = em->next;
+    em->next += size;
+    memset(slot, 0, size);
+    return slot;
+}
+
 /* Between frames or inside an observer: delivered at the next delivery (the
    start of the next frame, or the end of the current stage's turn).
    ECS_ERR_BUSY elsewhere while ecs_progress runs. */
@@ -1818,6 +1852,7 @@ typedef struct ecs__evbuf {
     uint32_t log, size, count, cap;
     unsigned char *data;     /* 64-byte aligned, inside raw */
     void *raw;
+    ecs_emitter *em;         /* ecs_emitter_get's, made at its first call */
 } ecs__evbuf;
 /* A type's delivered events, numbered from 0 in delivery order: the array
    holds [base, base + count); readers see [.., end); [end, base + count) are
@@ -3649,7 +3684,10 @@ static void ecs__buffer_fini(ecs_world *w, ecs_commands *c) {
     ecs__free(w, c->cmds);
     ecs__free(w, c->data_raw);
     ecs__free(w, c->created);
-    for (uint32_t k = 0; k < c->evb_count; k++) ecs__free(w, c->evb[k].raw);
+    for (uint32_t k = 0; k < c->evb_count; k++) {
+        ecs__free(w, c->evb[k].raw);
+        ecs__free(w, c->evb[k].em);
+    }
     ecs__free(w, c->evb);
 }
 
@@ -4069,11 +4107,23 @@ ECS_API ecs_id ecs_event(ecs_world *w, const char *name, size_t size, size_t ali
    with *r set when it cannot grow; for a type of size 0, any non-NULL
    pointer). The common case, the type of the buffer's latest emit with
    room, is a few loads and a store; the rest is out of line. */
-/* c's array of events of type log, with room for n of them (made or grown
-   to a power of two); NULL when memory runs out. */
+/* An emitter's room [next, end) counts once it is closed: by the sync
+   point (which also ends the emitter's turn), or by another emit of its
+   type in the batch, which goes after the events made so far. */
+static void ecs__emitter_close(ecs__evbuf *b, bool turn_ends) {
+    ecs_emitter *em = b->em;
+    if (!em) return;
+    if (em->next) b->count = (uint32_t)((size_t)(em->next - b->data) / b->size);
+    em->next = em->end = NULL;
+    if (turn_ends) em->live = false;
+}
+
+/* c's array of events of type log (closed), with room for n of them (made
+   or grown to a power of two); NULL when memory runs out. */
 static ecs__evbuf *ecs__evbuf_room(ecs_world *w, ecs_commands *c, uint32_t log, size_t n) {
     uint32_t k = 0, size = w->reg.ids[w->ev.logs[log].id].size;
     while (k < c->evb_count && c->evb[k].log != log) k++;
+    if (k < c->evb_count) ecs__emitter_close(&c->evb[k], false);
     if (k == c->evb_count) {
         if (!ECS__RESERVE(w, c->evb, c->evb_cap, (size_t)c->evb_count + 1)) return NULL;
         memset(&c->evb[k], 0, sizeof c->evb[k]);
@@ -4095,14 +4145,13 @@ static ecs__evbuf *ecs__evbuf_room(ecs_world *w, ecs_commands *c, uint32_t log, 
 ECS__NOINLINE unsigned char *ecs__emit_grow(ecs_world *w, ecs_commands *c, const char *fn, const ecs__idinfo *in,
                                             ecs_result *r) {
     const uint32_t log = in->event - 1, size = in->size;
-    uint32_t k = 0;
-    while (k < c->evb_count && c->evb[k].log != log) k++;
-    size_t n = (k < c->evb_count ? (size_t)c->evb[k].count : 0) + 1;
+    ecs__evbuf *b = ecs__evbuf_room(w, c, log, 0);   /* (found, or made without room) */
+    size_t n = (b ? (size_t)b->count : 0) + 1;
     if ((size && n * size + 64 > ECS__CMD_DATA_MAX) || n > UINT32_MAX) {
         *r = ecs__fail(w, ECS_ERR_ARG, "%s: a buffer holds at most 2 GiB (and 2^32 - 1) events of a type", fn);
         return NULL;
     }
-    ecs__evbuf *b = ecs__evbuf_room(w, c, log, n);
+    if (b) b = ecs__evbuf_room(w, c, log, n);
     if (!b) {
         *r = ecs__cmd_oom(w, fn);
         return NULL;
@@ -4223,6 +4272,67 @@ ECS_API void *ecs_emit_new(ecs_iter *it, ecs_id event, size_t size) {
     unsigned char *slot = ecs__emit_slot(w, it->commands, fn, in, &r);
     if (slot && size) memset(slot, 0, size);
     return slot;   /* (size 0: a non-NULL place to write nothing) */
+}
+
+ECS_API ecs_emitter *ecs_emitter_get(ecs_iter *it, ecs_id event, size_t size) {
+    static const char fn[] = "ecs_emitter_get";
+    if (ecs__emit_check(it, event, fn)) return NULL;
+    ecs_world *w = it->world;
+    ecs_commands *c = it->commands;
+    const ecs__idinfo *in = &w->reg.ids[event];
+    if (size != in->size) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: event \"%s\" has %u bytes, not %zu", fn, in->name, (unsigned)in->size, size);
+        return NULL;
+    }
+    ecs__evbuf *b = ecs__evbuf_room(w, c, in->event - 1, 0);
+    if (b && !b->em && (b->em = (ecs_emitter *)ecs__alloc(w, sizeof *b->em)) != NULL) {
+        memset(b->em, 0, sizeof *b->em);
+        b->em->size = size;
+        b->em->world = w;
+        b->em->buf = (uint32_t)(b - c->evb);
+    }
+    if (!b || !b->em) {
+        ecs__cmd_oom(w, fn);
+        return NULL;
+    }
+    b->em->commands = c;
+    b->em->live = true;
+    c->ev_count = 1;   /* the sync point ends its turn even if it makes nothing */
+    return b->em;
+}
+
+/* Closes the emitter's room, makes one event the full way (zeroed, as
+   ecs_emit_new), and hands out the buffer's free room after it (zeroed a
+   slot at a time by ecs_emitter_next: zeroing blocks ahead of it cost
+   +1.3 ns an event at 1M, a second pass over memory). Another emit path
+   must not use the buffer's count while room is out: the latest-emit
+   shortcut is cleared, so they close it first (ecs__evbuf_room). */
+ECS_API void *ecs_emitter_more(ecs_emitter *em, size_t size) {
+    static const char fn[] = "ecs_emitter_next";
+    if (!em) return NULL;
+    ecs_world *w = em->world;
+    if (!em->live || w->sched.phase == ECS__IDLE) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: the emitter is used after its batch (get it with ecs_emitter_get in "
+                  "each batch)", fn);
+        return NULL;
+    }
+    ecs_commands *c = em->commands;   /* (live: got this turn, since when its system's buffers stay put) */
+    if (size != em->size) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: event \"%s\" has %zu bytes, not %zu", fn,
+                  w->reg.ids[c->evb[em->buf].id].name, em->size, size);
+        return NULL;
+    }
+    ecs__emitter_close(&c->evb[em->buf], false);
+    c->evb_last = em->buf;   /* (closed: the shortcut may use its count) */
+    ecs_result r;
+    unsigned char *slot = ecs__emit_slot(w, c, fn, &w->reg.ids[c->evb[em->buf].id], &r);
+    if (!slot || !size) return slot;   /* (size 0: every event the full way) */
+    const ecs__evbuf *b = &c->evb[em->buf];
+    memset(slot, 0, size);
+    em->next = slot + size;
+    em->end = em->next + (size_t)(b->cap - b->count) * size;
+    c->evb_last = UINT32_MAX;
+    return slot;
 }
 
 ECS_API ecs_result ecs_world_emit(ecs_world *w, ecs_id event, const void *payload) {
@@ -4357,8 +4467,8 @@ static void ecs__log_trim(ecs_world *w, ecs__evlog *L);
 static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_t chunk,
                            uint64_t start, uint64_t end);
 /* Room in every log for what this sync point stages: ecs_world_emit's
-   events (waiting, or NULL) and those of the stage's systems that ran.
-   Nothing applies if this fails. */
+   events (waiting, or NULL) and those of the stage's systems that ran
+   (their emitters closed: their turn ends). Nothing applies if this fails. */
 static ecs_result ecs__events_reserve(ecs_world *w, const ecs__stage_graph *sg, ecs_commands *waiting) {
     const uint32_t *order = w->graph.reg + sg->first;
     ecs_result r = ECS_OK;
@@ -4368,8 +4478,11 @@ static ecs_result ecs__events_reserve(ecs_world *w, const ecs__stage_graph *sg, 
         ecs_commands *c = k < sg->count ? NULL : waiting;
         const ecs__system *s = k < sg->count ? &w->sys.systems[order[k]] : NULL;
         for (uint32_t b = 0, n = s ? (s->ran ? s->buf_count : 0) : (c != NULL); b < n; b++) {
-            const ecs_commands *from = s ? &s->bufs[b] : c;
-            for (uint32_t e = 0; from->ev_count && e < from->evb_count; e++) w->ev.logs[from->evb[e].log].need += from->evb[e].count;
+            ecs_commands *from = s ? &s->bufs[b] : c;
+            for (uint32_t e = 0; from->ev_count && e < from->evb_count; e++) {
+                ecs__emitter_close(&from->evb[e], true);
+                w->ev.logs[from->evb[e].log].need += from->evb[e].count;
+            }
             any |= from->ev_count > 0;
         }
     }

@@ -2,7 +2,8 @@
    listeners hear it.
 
    "damage" is chunked (256 creeps per chunk, on every thread): a creep whose
-   health drops to 0 emits a CreepDied event and records its own destroy.
+   health drops to 0 emits a CreepDied event (through the chunk's emitter)
+   and records its own destroy.
    At the end of its stage, the sync point, the destroys apply, then the
    observer sees all of the frame's deaths at once (it spawns particles with
    plain ecs_create/ecs_set, applied right after it), then the events become
@@ -28,13 +29,20 @@ typedef struct { ecs_entity creep; int gold; float x; } CreepDied;
 enum { CREEPS = 5000, FRAMES = 40 };
 typedef struct game { ecs_id health, particle, gold, score, died; long sounds[2]; } game;
 
-static void damage(ecs_iter *it) {   /* one chunk of creeps: 9 damage a frame, less armor */
+/* One chunk of creeps: 9 damage a frame, less armor. Its deaths go into
+   the chunk's own buffer through an emitter, filled in place (the one-call
+   form is ecs_emit(it, g->died, &(CreepDied){...})). */
+static void damage(ecs_iter *it) {
     const game *g = (const game *)it->ctx;
     Health *h = ECS_FIELD(it, Health, 0);
+    ecs_emitter *deaths = ECS_EMITTER(it, CreepDied, g->died);
     for (int i = 0; i < it->count; i++) {
         if ((h[i].hp -= 9 - h[i].armor) > 0) continue;
-        CreepDied ev = {it->entities[i], 5 + 5 * h[i].armor, (float)(it->entities[i] % 100)};
-        ecs_emit(it, g->died, &ev);
+        CreepDied *ev = (CreepDied *)ecs_emitter_next(deaths, sizeof *ev);   /* zeroed */
+        if (!ev) return;   /* out of memory: ecs_progress reports it */
+        ev->creep = it->entities[i];
+        ev->gold = 5 + 5 * h[i].armor;
+        ev->x = (float)(it->entities[i] % 100);
         ecs_cmd_destroy(it->commands, it->entities[i]);
     }
 }

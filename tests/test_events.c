@@ -153,10 +153,17 @@ static void ev_emit_rows(ecs_iter *it) {
     const ev_emitter *e = (const ev_emitter *)it->ctx;
     const int32_t *row = ECS_FIELD(it, int32_t, 0);
     TCHECK(it, row != NULL);
-    for (int i = 0; row && e->mod && i < it->count; i++) {
+    ecs_emitter *em = ECS_EMITTER(it, ev_msg, e->ev);
+    TCHECK(it, em != NULL);
+    for (int i = 0; row && e->mod && i < it->count; i++) {   /* the three ways to emit, interleaved */
         if ((uint32_t)row[i] % e->mod != e->rem) continue;
-        ev_msg m = {e->src, (uint32_t)ev_frame, (uint32_t)row[i], e->aux};
-        TCHECK(it, ecs_emit(it, e->ev, &m) == ECS_OK);
+        ev_msg m = {e->src, (uint32_t)ev_frame, (uint32_t)row[i], e->aux}, *to = NULL;
+        switch ((row[i] / 7) % 3) {
+        case 0: TCHECK(it, ecs_emit(it, e->ev, &m) == ECS_OK); break;
+        case 1: TCHECK(it, (to = (ev_msg *)ecs_emit_new(it, e->ev, sizeof m)) != NULL); break;
+        default: TCHECK(it, (to = (ev_msg *)ecs_emitter_next(em, sizeof m)) != NULL); break;
+        }
+        if (to) *to = m;
     }
     test_spin_us(e->spin);
 }
@@ -1429,10 +1436,13 @@ typedef struct ev_oom_emitter { ev_emitter e; ev_recs *attempts; } ev_oom_emitte
 static void ev11_emit(ecs_iter *it) {
     ev_oom_emitter *c = (ev_oom_emitter *)it->ctx;
     const int32_t *row = ECS_FIELD(it, int32_t, 0);
+    ecs_emitter *em = c->e.src == 2 ? ECS_EMITTER(it, ev_msg, c->e.ev) : NULL;   /* E1: NULL if out of memory */
     for (int i = 0; row && i < it->count; i++) {
         if (!c->e.mod || (uint32_t)row[i] % c->e.mod != c->e.rem) continue;
-        ev_msg m = {c->e.src, (uint32_t)ev_frame, (uint32_t)row[i], 0};
-        ecs_result r = ecs_emit(it, c->e.ev, &m);
+        ev_msg m = {c->e.src, (uint32_t)ev_frame, (uint32_t)row[i], 0}, *to = NULL;
+        ecs_result r = c->e.src != 2 ? ecs_emit(it, c->e.ev, &m)
+                     : (to = (ev_msg *)ecs_emitter_next(em, sizeof m)) != NULL ? ECS_OK : ECS_ERR_NOMEM;
+        if (to) *to = m;
         TCHECK(it, r == ECS_OK || r == ECS_ERR_NOMEM);
         ev_push(c->attempts, r == ECS_OK, m);
     }
@@ -1706,6 +1716,109 @@ TEST(events_emit_in_place) {
     ecs_world_free(w);
 }
 
+/* ecs_emitter: thousands of events a batch (blocks of room and growth),
+   zeroed slots on reused memory, in call order with ecs_emit and
+   ecs_emit_new of the same type and an emitter of another type; bad input;
+   an emitter kept past its batch does nothing. */
+typedef struct ev_emr {
+    ecs_id ev, other, ping, undeclared;
+    ecs_emitter *kept;
+    long bad, next, seen, other_seen, other_made, other_last, pings;
+    char error[256];
+} ev_emr;
+enum { EV_EMR_N = 3000 };
+static void ev_emr_emit(ecs_iter *it) {
+    ev_emr *c = it->ctx;
+    ecs_emitter *em = ECS_EMITTER(it, ev_pad, c->ev), *other = ECS_EMITTER(it, int, c->other);
+    ecs_emitter *ping = ecs_emitter_get(it, c->ping, 0);
+    c->bad += !em || !other || !ping || ECS_EMITTER(it, int, c->ev) != NULL;   /* the wrong size */
+    c->bad += ecs_emitter_get(it, 9999, sizeof(int)) != NULL;                   /* not an event */
+    for (int i = 0; em && i < EV_EMR_N; i++) {
+        uint32_t v = (uint32_t)c->next++;
+        ev_pad *p = NULL;
+        if (i % 100 == 7) {
+            ev_pad copy;
+            memset(&copy, 0, sizeof copy);   /* (the padding, which readers check) */
+            copy.tag = 1;
+            copy.value = v;
+            c->bad += ecs_emit(it, c->ev, &copy) != ECS_OK;
+        }
+        else if (i % 100 == 8) p = (ev_pad *)ecs_emit_new(it, c->ev, sizeof *p);
+        else p = (ev_pad *)ecs_emitter_next(em, sizeof *p);
+        if (i % 100 == 7) continue;
+        if (!p) { c->bad++; continue; }
+        const unsigned char *b = (const unsigned char *)p;
+        for (size_t k = 0; k < sizeof *p; k++) c->bad += b[k] != 0;   /* zeroed, though the memory is reused */
+        p->tag = 1;
+        p->value = v;
+        if (i % 3 == 0) {
+            int *o = (int *)ecs_emitter_next(other, sizeof *o);
+            if (o) *o = (int)v, c->other_made++; else c->bad++;
+        }
+        if (i % 1000 == 0) c->bad += ecs_emitter_next(ping, 0) == NULL;
+        if (i == 500) c->bad += ecs_emitter_next(em, sizeof *p + 4) != NULL;   /* the wrong size: nothing */
+    }
+    c->kept = em;
+}
+static void ev_emr_read(ecs_iter *it) {
+    ev_emr *c = it->ctx;
+    int n, no, np;
+    const ev_pad *p = ECS_EVENTS(it, ev_pad, c->ev, &n);
+    const int *o = ECS_EVENTS(it, int, c->other, &no);
+    ecs_events(it, c->ping, &np);
+    for (int i = 0; i < n; i++) {
+        const unsigned char *b = (const unsigned char *)&p[i];
+        c->bad += p[i].tag != 1 || p[i].value != (uint32_t)c->seen++ || b[1] || b[2] || b[3];
+    }
+    for (int i = 0; i < no; i++, c->other_seen++) {   /* increasing, each i % 3 == 0 (and N % 3 == 0) */
+        c->bad += o[i] <= c->other_last || o[i] % 3 != 0;
+        c->other_last = o[i];
+    }
+    c->pings += np;
+}
+static void ev_emr_stale(ecs_iter *it) {   /* the emitter of an earlier turn: refused */
+    ev_emr *c = it->ctx;
+    c->bad += c->kept && ecs_emitter_next(c->kept, sizeof(ev_pad)) != NULL;
+    snprintf(c->error, sizeof c->error, "%s", ecs_last_error(it->world));
+    if (c->next == 3 * EV_EMR_N) c->bad += ecs_emitter_get(it, c->undeclared, sizeof(int)) != NULL;   /* not in emits */
+}
+TEST(events_emitter) {
+    ecs_world *w = ev_world(1);
+    REQUIRE(w);
+    ev_emr c;
+    memset(&c, 0, sizeof c);
+    c.other_last = -1;
+    c.ev = ECS_EVENT(w, ev_pad);
+    c.other = ecs_event(w, "Other", sizeof(int), _Alignof(int));
+    c.ping = ecs_event(w, "Ping", 0, 0);
+    c.undeclared = ecs_event(w, "Undeclared", sizeof(int), _Alignof(int));
+    ecs_stage late = ecs_stage_add(w, "late");
+    REQUIRE(c.ev && c.other && c.ping && c.undeclared && late);
+    CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "emit", .fn = ev_emr_emit, .ctx = &c,
+                                               .emits = {c.ev, c.other, c.ping}}));
+    CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "read", .fn = ev_emr_read, .ctx = &c, .stage = late,
+                                               .reads = {c.ev, c.other, c.ping}}));
+    CHECK(ecs_system_add(w, &(ecs_system_desc){.name = "stale", .fn = ev_emr_stale, .ctx = &c, .stage = late,
+                                               .emits = {c.ev}}));
+    for (int f = 0; f < 3; f++)   /* the last frame reports the undeclared type (checked builds) */
+        CHECK_EQ_INT(ecs_progress(w, 0.01f), f == 2 && ECS_CHECK_ACCESS ? ECS_ERR_ACCESS : ECS_OK);
+    CHECK_EQ_INT(c.bad, 0);
+    CHECK_EQ_INT(c.seen, 3 * EV_EMR_N);
+    CHECK_EQ_INT(c.pings, 3 * 3);
+    CHECK(c.other_made > 2900 && c.other_seen == c.other_made);
+    CHECK(strstr(c.error, "after its batch") != NULL);
+    CHECK(ecs_emitter_next(c.kept, sizeof(ev_pad)) == NULL);   /* between frames */
+    CHECK(ecs_emitter_next(NULL, 4) == NULL);
+    {
+        ecs_iter none;
+        memset(&none, 0, sizeof none);
+        none.world = w;
+        CHECK(ecs_emitter_get(&none, c.ev, sizeof(ev_pad)) == NULL);   /* not in a system */
+        CHECK(ecs_emitter_get(NULL, c.ev, sizeof(ev_pad)) == NULL);
+    }
+    ecs_world_free(w);
+}
+
 /* ==== review regressions ============================================================= */
 typedef struct ev_rr {
     ecs_id ev, counted;   /* counted: what ev_rr_count counts (0: ev) */
@@ -1938,6 +2051,7 @@ void suite_events(void) {
     RUN(events_echo_independent_of_stages);
     RUN(events_dot_and_trace);
     RUN(events_emit_in_place);
+    RUN(events_emitter);
     RUN(events_reads_listed_twice);
     RUN(sched_events_independent_of_exclusive);
     RUN(events_emit_new_size_zero);

@@ -533,7 +533,13 @@ static void sk_events(ecs_iter *it, sk_sysctx *x) {
     if (x->emits) {
         sk_event e = {(uint32_t)R->frame, (uint32_t)it->system, (uint32_t)it->chunk, 0};
         e.check = sk_event_check(&e);
-        SK_TCHECK(it, ecs_emit(it, R->event, &e) == ECS_OK);
+        if (it->system & 1) {   /* odd systems through their batch's emitter */
+            sk_event *to = (sk_event *)ecs_emitter_next(ECS_EMITTER(it, sk_event, R->event), sizeof e);
+            SK_TCHECK(it, to != NULL);
+            if (to) *to = e;
+        } else {
+            SK_TCHECK(it, ecs_emit(it, R->event, &e) == ECS_OK);
+        }
         atomic_fetch_add(&R->at->emitted, 1);
     }
     if (!x->reads || (it->batch && !x->run->G->sys[x->index].chunk)) return;   /* once a run (a chunk each) */
