@@ -22,7 +22,7 @@
                     validation, running, looking inside
        >>impl       the implementation, in data-flow order:
                     >>platform >>alloc >>containers >>world >>terms >>access
-                    >>hooks >>ids >>entity >>hierarchy >>table >>query >>commands
+                    >>hooks >>ids >>entity >>hierarchy >>change >>table >>query >>commands
                     >>events >>calls >>snapshot >>savefile >>hash >>systems >>graph
                     >>conflicts >>report >>validate >>dot >>sched >>loop
                     >>stats >>simulate >>trace >>lifetime
@@ -398,7 +398,9 @@ ECS_API uint64_t      ecs_world_hash(ecs_world *w);
 /* ---- >>api: queries and iteration ---------------------------------------- */
 #define ECS_MAX_TERMS 16
 typedef enum ecs_access { ECS_READ = 1, ECS_WRITE = 2 } ecs_access;  /* WRITE implies read */
-typedef enum ecs_oper   { ECS_AND = 0, ECS_NOT, ECS_OPTIONAL } ecs_oper;
+typedef enum ecs_oper   { ECS_AND = 0, ECS_NOT, ECS_OPTIONAL, ECS_CHANGED } ecs_oper;
+          /* ECS_CHANGED: an AND term that also filters batches by change (see
+             "Change detection" below); {health, ECS_READ, ECS_CHANGED} */
 typedef struct ecs_term { ecs_id id; ecs_access access; ecs_oper oper; } ecs_term;
                         /* access 0 means ECS_READ; a term list ends at the first id 0 */
 /* Terms written short: .terms = {ECS_TERM_W(pos), ECS_TERM_R(vel)}. */
@@ -438,6 +440,9 @@ typedef struct ecs_iter {
         void *table;              /* the table this batch locks, or NULL */
         uint32_t cursor;          /* next entry of the query's table list */
         int locks;                /* batches lock their table (not while systems run) */
+        uint32_t skip;            /* ecs_iter_skip_changes: this batch's terms that wrote nothing */
+        uint32_t row;             /* a query with ECS_CHANGED terms: where the next batch may start */
+        uint32_t held, held_row;  /* a query loop's batch out: its match + 1, its first row */
     } priv;
 } ecs_iter;
 
@@ -465,6 +470,26 @@ ECS_API bool       ecs_query_next(ecs_iter *it);   /* false when done */
 ECS_API void       ecs_iter_fini(ecs_iter *it);
 ECS_API size_t     ecs_query_count(ecs_world *w, ecs_query *q);  /* matching entities */
 ECS_API void       ecs_query_free(ecs_query *q);
+
+/* Change detection: {id, access, ECS_CHANGED} matches like ECS_AND and
+   hands out only rows whose column of id may have changed since the
+   system's previous run (a query: its previous complete loop; before the
+   first, all): blocks of 1024 rows, never leaving a changed row out; with
+   several such terms, any counts. A change: a batch with a WRITE term on it
+   (unless it called ecs_iter_skip_changes), ecs_set / ecs_get_mut /
+   ecs_cmd_set, an entity entering the table (adding the id too), a row
+   moved to fill a hole. A system's own writes do not count for it (nor, for
+   a query loop, its own or its system's). The same batches on any thread
+   count. Stamps are kept from the first ECS_CHANGED term or
+   ecs_query_changed on (a store per block written). Such a query is marked
+   by each complete loop: one loop at a time, not in two systems at once. */
+/* True if an id q reads may have changed in a matching table, or a table
+   was added or emptied, since q's previous complete loop: loops mark q from
+   the first call on (which is true). The first call between frames turns
+   stamps on (before that: true in frames). */
+ECS_API bool       ecs_query_changed(ecs_world *w, ecs_query *q);
+/* This batch wrote nothing through WRITE term `term`: no change counts. */
+ECS_API void       ecs_iter_skip_changes(ecs_iter *it, int term);
 
 /* ---- >>api: deferred commands -------------------------------------------- */
 /* A command buffer records structural changes and applies them later, in
@@ -726,17 +751,13 @@ ECS_API void *ecs_emit_new(ecs_iter *it, ecs_id event, size_t size);
                                            if (ecs__slot) *ecs__slot = (T)__VA_ARGS__; } while (0)
 #endif
 
-/* Many events of one type from one batch, the fastest way (no call, no
-   copy per event): ecs_emitter_get once per batch, then
-   ecs_emitter_next(em, size) for each event, inline: a zeroed payload to
-   fill in place (size must be the type's, as for ecs_emit_new: give sizeof
-   of the payload, a constant, and the zeroing is a store or two). NULL when
-   memory runs out (ECS_ERR_NOMEM, which the frame reports), for the wrong
-   size (ECS_ERR_ARG) or a NULL emitter. Each event counts as made by
-   ecs_emitter_next, in order with the batch's ecs_emit and ecs_emit_new of
-   any type; nothing to close. The emitter belongs to the batch's
-   it->commands: use it in that batch only (another chunk has its own),
-   never after the batch returns (refused from the next sync point on). */
+/* Many events of one type from a batch, the fastest way: ecs_emitter_get
+   once, then ecs_emitter_next(em, size) per event, inline: a zeroed payload
+   to fill in place (size: the type's; give a constant sizeof). NULL when
+   memory runs out (ECS_ERR_NOMEM, reported by the frame), for the wrong
+   size (ECS_ERR_ARG) or a NULL emitter. Events keep their order among the
+   batch's other emits; nothing to close. Use it in its batch only (another
+   chunk has its own; refused from the next sync point on). */
 typedef struct ecs_emitter {
     unsigned char *next, *end;  /* free room of the buffer; private, as the rest */
     size_t size;
@@ -1171,6 +1192,7 @@ static void ecs__cnd_broadcast(ecs__cnd *c) { cnd_broadcast(c); }
 #    define ecs__load_relaxed(p)    ecs__load(p)
 #    define ecs__load_sc(p)         ecs__load(p)
 #    define ecs__store(p, v)        ((void)ECS__IL(p, _InterlockedExchange, _InterlockedExchange64, (v)))
+#    define ecs__store_relaxed(p, v) ecs__store(p, v)
 #    define ecs__store_sc(p, v)     ecs__store(p, v)
 #    define ecs__add_fetch(p, v)    (ECS__IL(p, _InterlockedExchangeAdd, _InterlockedExchangeAdd64, (v)) + (v))
 #    define ecs__sub_fetch(p, v)    (ECS__IL(p, _InterlockedExchangeAdd, _InterlockedExchangeAdd64, -(v)) - (v))
@@ -1186,6 +1208,7 @@ static bool ecs__cas_sc(volatile int *p, int expected, int desired) {
 #    define ecs__load_relaxed(p)    __atomic_load_n((p), __ATOMIC_RELAXED)
 #    define ecs__load_sc(p)         __atomic_load_n((p), __ATOMIC_SEQ_CST)
 #    define ecs__store(p, v)        __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#    define ecs__store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #    define ecs__store_sc(p, v)     __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 #    define ecs__add_fetch(p, v)    __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
 #    define ecs__sub_fetch(p, v)    __atomic_sub_fetch((p), (v), __ATOMIC_ACQ_REL)
@@ -1202,6 +1225,7 @@ static bool ecs__cas_sc(int *p, int expected, int desired) {
 #    define ecs__load_relaxed(p)    atomic_load_explicit((p), memory_order_relaxed)
 #    define ecs__load_sc(p)         atomic_load((p))
 #    define ecs__store(p, v)        atomic_store_explicit((p), (v), memory_order_release)
+#    define ecs__store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
 #    define ecs__store_sc(p, v)     atomic_store((p), (v))
 #    define ecs__add_fetch(p, v)    (atomic_fetch_add_explicit((p), (v), memory_order_acq_rel) + (v))
 #    define ecs__sub_fetch(p, v)    (atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel) - (v))
@@ -1219,6 +1243,7 @@ static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
 #  define ecs__load_relaxed(p)    (*(p))
 #  define ecs__load_sc(p)         (*(p))
 #  define ecs__store(p, v)        (*(p) = (v))
+#  define ecs__store_relaxed(p, v) (*(p) = (v))
 #  define ecs__store_sc(p, v)     (*(p) = (v))
 #  define ecs__add_fetch(p, v)    (*(p) += (v))
 #  define ecs__sub_fetch(p, v)    (*(p) -= (v))
@@ -1648,6 +1673,9 @@ typedef struct ecs__table {
     bool hooked;             /* an id with lifecycle hooks or events: the hooked moves */
     bool evented;            /* an id with events (on_add, on_set, on_remove) */
     const ecs_query *lock_query;   /* the query of the latest such iterator, for errors */
+    ECS__ATOMIC(uint64_t) *stamps; /* >>change: per block of rows, rows entering or moving
+                                      in, then per column its writes (blocks each) */
+    uint32_t blocks;
     ecs__map edges;          /* (id << 1 | removing) -> ecs__edge_to *, for larger ids */
     ecs__edge_to *edge_lo[2 * ECS__EDGE_LO];   /* [removing * ECS__EDGE_LO + id] */
 } ecs__table;
@@ -1664,6 +1692,9 @@ struct ecs_query {
     ecs__match *matches;     /* in table creation order */
     uint32_t match_count, match_cap;
     uint32_t slot;           /* in world->qry.queries */
+    uint32_t changed;        /* its ECS_CHANGED terms (bits) */
+    bool tracked;            /* ecs_query_changed asked: completions mark it too */
+    uint64_t seen;           /* >>change: the tick of its latest complete iteration (0: none) */
 };
 
 enum { ECS__CMD_CREATE, ECS__CMD_DESTROY, ECS__CMD_ADD, ECS__CMD_REMOVE, ECS__CMD_SET, ECS__CMD_PARENT };
@@ -1730,6 +1761,9 @@ typedef struct ecs__system {
     double last_ns, avg_ns;
     uint32_t last_chunks;
     uint32_t ran_chunks;     /* a chunked system's chunks in its latest run (ecs_system_chunks) */
+    uint32_t position;       /* in its stage's run order: its tick is the turn's base + this */
+    uint32_t changed;        /* its ECS_CHANGED terms (bits) */
+    uint64_t seen;           /* the tick of its latest run (>>change) */
     ecs_term terms[ECS_MAX_TERMS];   /* ECS_FIELD's size check reads these */
 
     /* cold: the declaration */
@@ -1935,6 +1969,14 @@ typedef struct ecs__table_state {       /* >>table */
     uint32_t scratch_cap;
 } ecs__table_state;
 
+typedef struct ecs__change_state {      /* >>change */
+    bool on;                 /* tables keep stamps (from the first ECS_CHANGED term or
+                                ecs_query_changed on) */
+    uint64_t tick;           /* the clock: outside a turn's systems, the stamp of writes */
+    uint64_t base;           /* the current turn's first system tick (system: + its position) */
+    uint64_t fixed;          /* nonzero: the tick of a sync point before an EXCLUSIVE system */
+} ecs__change_state;
+
 typedef struct ecs__query_state {       /* >>query */
     uint32_t iter_locks;     /* batches of plain query loops still open */
     ecs_query **queries;
@@ -2052,6 +2094,7 @@ struct ecs_world {
     ecs__entity_state ent;
     ecs__hierarchy_state hier;
     ecs__table_state tab;
+    ecs__change_state chg;
     ecs__query_state qry;
     ecs__commands_state cmd;
     ecs__events_state ev;
@@ -2181,27 +2224,33 @@ ECS_API const char *ecs_result_str(ecs_result r) {
    checks, validation and messages ask these (a new operator is this section
    plus the enum). It comes before >>access, whose checks need it. */
 
+/* Whether the term requires its id: AND, and CHANGED (an AND term that
+   also filters batches by change, >>change). */
+static bool ecs__term_requires(const ecs_term *t) { return t->oper == ECS_AND || t->oper == ECS_CHANGED; }
+
 /* What a term declares about its id (ECS__ bits): an AND term requires it,
    a NOT term excludes it and touches nothing, an OPTIONAL term neither; AND
    and OPTIONAL terms read it, and write it with ECS_WRITE. */
 static uint32_t ecs__term_how(const ecs_term *t) {
     if (t->oper == ECS_NOT) return ECS__FNOT;
-    return ECS__TR | (t->access & ECS_WRITE ? ECS__TW : 0) | (t->oper == ECS_AND ? ECS__FAND : 0);
+    return ECS__TR | (t->access & ECS_WRITE ? ECS__TW : 0) | (ecs__term_requires(t) ? ECS__FAND : 0);
 }
 
 /* Whether a table that has (has) or lacks the term's id passes the term. */
 static bool ecs__term_admits(const ecs_term *t, bool has) {
-    return t->oper == ECS_AND ? has : t->oper == ECS_NOT ? !has : true;
+    return ecs__term_requires(t) ? has : t->oper == ECS_NOT ? !has : true;
 }
 
 /* Whether the term hands out a column (ECS_FIELD): every term but NOT. */
 static bool ecs__term_field(const ecs_term *t) { return t->oper != ECS_NOT; }
 
-/* The term's operator in messages: "!Frozen", "?Velocity" (words: "NOT
-   Frozen", "OPTIONAL Velocity"); nothing for AND. */
+/* The term's operator in messages: "!Frozen", "?Velocity", "~Health"
+   (words: "NOT Frozen", "OPTIONAL Velocity", "CHANGED Health"); nothing
+   for AND. */
 static const char *ecs__term_mark(const ecs_term *t, bool words) {
     if (t->oper == ECS_NOT) return words ? "NOT " : "!";
     if (t->oper == ECS_OPTIONAL) return words ? "OPTIONAL " : "?";
+    if (t->oper == ECS_CHANGED) return words ? "CHANGED " : "~";
     return "";
 }
 
@@ -2214,7 +2263,7 @@ static bool ecs__same_filter(const ecs_term *a, const ecs_term *b) {
 
 /* Whether the term's operator is one ecs.h knows (a caller's term is
    checked with this before anything above is asked). */
-static bool ecs__term_oper_known(const ecs_term *t) { return (unsigned)t->oper <= ECS_OPTIONAL; }
+static bool ecs__term_oper_known(const ecs_term *t) { return (unsigned)t->oper <= ECS_CHANGED; }
 
 /* Whether filters on one id (ECS__ bits of two declarations) rule out a
    common table: one requires it, the other excludes it. */
@@ -2824,6 +2873,143 @@ static uint32_t ecs__post_next(const ecs_world *w, uint32_t root, uint32_t x) {
 
 static void ecs__hierarchy_fini(ecs_world *w) { ecs__free(w, w->hier.rels); }
 
+/* ---- >>change: change stamps, and what counts as a change ---------------- */
+/* Change detection (ECS_CHANGED terms, ecs_query_changed). Once on, every
+   table keeps, per block of 1024 rows, the tick of the latest row to enter
+   or move into the block (stamps[b]) and, per column, of the latest write to
+   it (stamps[(1 + column) * blocks + b]). Ticks come from the program, never
+   from time or threads: a turn's systems get the turn's base + their
+   position in the stage's run order (a topological order: of two systems
+   that conflict, the one that runs first has the smaller tick), an EXCLUSIVE
+   system's sync point its tick, and everything else (sync points, hooks,
+   observers, calls between frames) the clock, which is past every tick of
+   the turn. A reader is handed the blocks stamped after its previous run:
+   its own writes carry its own tick and do not count. A column's stamps are
+   written only by its writers (the chunks of one system store the same
+   value, relaxed atomics), structure stamps only where structure changes. */
+enum { ECS__BLOCK_SHIFT = 10 };
+
+/* The tick of a write from the calling context. */
+static uint64_t ecs__now(const ecs_world *w) {
+    if (w->sched.phase == ECS__SYSTEMS) {
+        const ecs__tctx *tc = ecs__thread_ctx(w);
+        if (tc->current) return w->chg.base + w->sys.systems[tc->current - 1].position;
+    }
+    return w->chg.fixed ? w->chg.fixed : w->chg.tick;
+}
+
+static uint32_t ecs__blocks(size_t rows) {
+    return (uint32_t)((rows + ((size_t)1 << ECS__BLOCK_SHIFT) - 1) >> ECS__BLOCK_SHIFT);
+}
+
+/* Stamps for cap rows of t (when on): grown, existing ones kept, new ones 0. */
+static bool ecs__stamps_fit(ecs_world *w, ecs__table *t, size_t cap) {
+    const uint32_t blocks = ecs__blocks(cap), old = t->blocks;
+    if (!w->chg.on || blocks <= old) return true;
+    const size_t rows = (size_t)t->column_count + 1;
+    ECS__ATOMIC(uint64_t) *p = (ECS__ATOMIC(uint64_t) *)ecs__alloc(w, rows * blocks * sizeof *p);
+    if (!p) return false;
+    for (size_t r = 0; r < rows; r++)
+        for (uint32_t b = 0; b < blocks; b++)
+            ecs__store_relaxed(&p[r * blocks + b], b < old ? (uint64_t)ecs__load_relaxed(&t->stamps[r * old + b]) : 0);
+    ecs__free(w, (void *)t->stamps);
+    t->stamps = p;
+    t->blocks = blocks;
+    return true;
+}
+
+static void ecs__stamp(ECS__ATOMIC(uint64_t) *row, uint32_t first, uint32_t n, uint64_t tick) {
+    for (uint32_t b = first >> ECS__BLOCK_SHIFT, e = (first + n - 1) >> ECS__BLOCK_SHIFT; b <= e; b++)
+        ecs__store_relaxed(&row[b], tick);
+}
+
+/* Rows [first, first + n) of t entered or moved in (thread 0: structure). */
+ECS__NOINLINE void ecs__stamp_rows_on(const ecs_world *w, ecs__table *t, uint32_t first, uint32_t n) {
+    ecs__stamp(t->stamps, first, n, ecs__now(w));
+}
+
+ECS__HOT void ecs__stamp_rows(const ecs_world *w, ecs__table *t, uint32_t first, uint32_t n) {
+    if (ECS__UNLIKELY(w->chg.on) && n) ecs__stamp_rows_on(w, t, first, n);
+}
+
+/* Rows [first, first + n) of column c written at tick. */
+static void ecs__stamp_column(ecs__table *t, int32_t c, uint32_t first, uint32_t n, uint64_t tick) {
+    if (c >= 0 && n) ecs__stamp(t->stamps + (size_t)(c + 1) * t->blocks, first, n, tick);
+}
+
+/* A value in column c of t's row written from the calling context
+   (ecs_set, ecs_get_mut, an applied set). */
+ECS__NOINLINE void ecs__stamp_value_on(const ecs_world *w, ecs__table *t, int32_t c, uint32_t row) {
+    ecs__stamp_column(t, c, row, 1, ecs__now(w));
+}
+
+ECS__HOT void ecs__stamp_value(const ecs_world *w, ecs__table *t, int32_t c, uint32_t row) {
+    if (ECS__UNLIKELY(w->chg.on)) ecs__stamp_value_on(w, t, c, row);
+}
+
+/* A batch of rows [row, row + n) of m's table ended: its WRITE terms'
+   columns were written at tick, but those it said it skipped. */
+static void ecs__stamp_batch(const ecs_term *terms, int term_count, const ecs__match *m, uint32_t row, uint32_t n,
+                             uint64_t tick, ecs_iter *it) {
+    for (int i = 0; i < term_count; i++)
+        if ((ecs__term_how(&terms[i]) & ECS__TW) && !(it->priv.skip >> i & 1))
+            ecs__stamp_column(m->table, m->column[i], row, n, tick);
+    it->priv.skip = 0;
+}
+
+/* Whether block b of m's table may have changed after tick since, in the
+   rows or in a column of a term in mask (m's columns). */
+static bool ecs__block_changed(const ecs__match *m, uint32_t mask, uint32_t b, uint64_t since) {
+    const ecs__table *t = m->table;
+    if (ecs__load_relaxed(&t->stamps[b]) > since) return true;
+    for (; mask; mask &= mask - 1) {
+        int32_t c = m->column[ecs__lsb(mask)];
+        if (c >= 0 && ecs__load_relaxed(&t->stamps[(size_t)(c + 1) * t->blocks + b]) > since) return true;
+    }
+    return false;
+}
+
+/* The next run of changed blocks (ecs__block_changed) in rows [*row, end) of
+   m's table: its first row in *row, its row count returned (0: none left). */
+static uint32_t ecs__changed_run(const ecs__match *m, uint32_t mask, uint64_t since, uint32_t *row, uint32_t end) {
+    uint32_t b = *row >> ECS__BLOCK_SHIFT;
+    while (*row < end && !ecs__block_changed(m, mask, b, since)) *row = ++b << ECS__BLOCK_SHIFT;
+    if (*row >= end) { *row = end; return 0; }
+    uint32_t stop = *row;
+    while (stop < end && ecs__block_changed(m, mask, stop >> ECS__BLOCK_SHIFT, since))
+        stop = ((stop >> ECS__BLOCK_SHIFT) + 1) << ECS__BLOCK_SHIFT;
+    return (stop < end ? stop : end) - *row;
+}
+
+/* Every stamp of every table set to the clock: all counts as changed (a
+   restore, or stamps turned on). */
+static void ecs__stamps_all(ecs_world *w) {
+    for (uint32_t i = 0; i < w->tab.table_count; i++) {
+        ecs__table *t = w->tab.tables[i];
+        for (size_t k = 0, n = ((size_t)t->column_count + 1) * t->blocks; k < n; k++)
+            ecs__store_relaxed(&t->stamps[k], w->chg.tick);
+    }
+}
+
+/* Turns stamps on (between frames): every table gets them, everything
+   counts as changed. ECS_ERR_NOMEM leaves them off. */
+static ecs_result ecs__change_on(ecs_world *w, const char *fn) {
+    if (w->chg.on) return ECS_OK;
+    w->chg.on = true;
+    for (uint32_t i = 0; i < w->tab.table_count; i++)
+        if (!ecs__stamps_fit(w, w->tab.tables[i], w->tab.tables[i]->cap ? w->tab.tables[i]->cap : 1)) {
+            for (uint32_t k = 0; k < w->tab.table_count; k++) {
+                ecs__free(w, (void *)w->tab.tables[k]->stamps);
+                w->tab.tables[k]->stamps = NULL;
+                w->tab.tables[k]->blocks = 0;
+            }
+            w->chg.on = false;
+            return ECS__OOM(w, fn);
+        }
+    ecs__stamps_all(w);
+    return ECS_OK;
+}
+
 /* ---- >>table: archetype tables and transition edges ----------------------- */
 static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id) {
     uint32_t lo = 0, hi = t->id_count;
@@ -2944,6 +3130,7 @@ static void ecs__table_free(ecs_world *w, ecs__table *t) {
     ecs__map_fini(w, &t->edges);
     for (uint32_t c = 0; c < t->column_count; c++) ecs__free(w, t->columns[c].raw);
     ecs__free(w, t->entities_raw);
+    ecs__free(w, (void *)t->stamps);
     ecs__free(w, t);
 }
 
@@ -2974,6 +3161,7 @@ static bool ecs__table_grow(ecs_world *w, ecs__table *t, size_t need) {
     if (cap > ECS__MAX_ROWS) cap = ECS__MAX_ROWS;
     for (uint32_t c = 0; c < t->column_count; c++)
         if (cap > (SIZE_MAX - 64) / t->columns[c].size) return false;
+    if (!ecs__stamps_fit(w, t, cap)) return false;
     unsigned char *ents = (unsigned char *)t->entities;
     if (!ecs__column_grow(w, &t->entities_raw, &ents, t->count, sizeof(ecs_entity), cap)) return false;
     t->entities = (ecs_entity *)(void *)ents;
@@ -3010,6 +3198,12 @@ static void ecs__column_plan(const ecs__table *dst, const ecs__table *src, int32
     }
 }
 
+/* A row of t left (row last of count last + 1 moved into its place, if it
+   was another): the hole's block, or block 0 when t is left empty, changed. */
+ECS__HOT void ecs__stamp_left(const ecs_world *w, ecs__table *t, uint32_t row, uint32_t last) {
+    if (row != last || !last) ecs__stamp_rows(w, t, row, 1);
+}
+
 /* A swap-remove's last step: the entity of row last takes row's place, and
    its record follows. */
 ECS__HOT void ecs__entity_fill(ecs_world *w, ecs_entity *ents, uint32_t row, uint32_t last) {
@@ -3029,6 +3223,7 @@ static void ecs__row_delete_hooked(ecs_world *w, ecs__table *t, uint32_t row) {
         }
         ecs__entity_fill(w, t->entities, row, last);
     }
+    ecs__stamp_left(w, t, row, last);
     t->count = last;
 }
 
@@ -3057,6 +3252,7 @@ ECS__HOT void ecs__row_delete(ecs_world *w, ecs__table *t, uint32_t row) {   /* 
         }
         ecs__entity_fill(w, t->entities, row, last);
     }
+    ecs__stamp_left(w, t, row, last);
     t->count = last;
 }
 
@@ -3068,6 +3264,8 @@ ECS__HOT void ecs__row_moved(ecs_world *w, ecs__record *r, ecs__table *src, ecs_
     ecs_entity *const ents = src->entities;
     dst->entities[drow] = ents[srow];
     if (srow != last) ecs__entity_fill(w, ents, srow, last);
+    ecs__stamp_rows(w, dst, drow, 1);
+    ecs__stamp_left(w, src, srow, last);
     src->count = last;
     r->table = dst->index;
     r->row = drow;
@@ -3219,6 +3417,7 @@ static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
     ecs__record *r = &w->ent.records[i];
     r->table = 0;
     r->row = root->count;
+    ecs__stamp_rows(w, root, root->count, 1);
     root->entities[root->count++] = ecs__handle(i, r->gen);
     w->ent.alive++;
     return ECS_OK;
@@ -3331,6 +3530,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
                 (void)ecs__edge_make(w, src, src, id, false);   /* a cache only: NULL is fine */
             unsigned char *cell = ecs__table_cell(src, at, r->row);
             if (value && cell) ecs__copy_into(&w->reg.ids[id], cell, value, 1);
+            if (value) ecs__stamp_value(w, src, src->column_of[at], r->row);
             if (value) ecs__on_set(w, e, id, cell);
             return ECS_OK;
         }
@@ -3342,6 +3542,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         if (value && edge->added >= 0) {
             const ecs__column *col = &src->columns[edge->added];
             unsigned char *cell = col->data + (size_t)r->row * col->size;
+            ecs__stamp_value(w, src, edge->added, r->row);
             if (src->hooked) {
                 ecs__copy_into(&w->reg.ids[id], cell, value, 1);
                 ecs__on_set(w, e, id, cell);
@@ -3426,6 +3627,7 @@ ECS__NOINLINE void ecs__move_fast(ecs_world *w, ecs_entity e, const ecs__edge_to
     if (edge->dst == src) {   /* ecs_set of a component e has: no move */
         const ecs__column *col = &src->columns[edge->added];
         ecs__cell_copy(col->data + (size_t)r->row * col->size, (const unsigned char *)value, col->size);
+        ecs__stamp_value(w, src, edge->added, r->row);
     } else if (ECS__UNLIKELY(src->hooked | edge->dst->hooked)) {
         ecs__row_move_hooked(w, r, src, edge);
     } else {
@@ -3490,6 +3692,9 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     if (!desc) { ecs__fail(w, ECS_ERR_ARG, "ecs_query_new: desc is NULL"); return NULL; }
     int n = 0;
     if (ecs__terms_check(w, "ecs_query_new", desc->terms, &n)) return NULL;
+    uint32_t changed = 0;
+    for (int i = 0; i < n; i++) changed |= (uint32_t)(desc->terms[i].oper == ECS_CHANGED) << i;
+    if (changed && ecs__change_on(w, "ecs_query_new")) return NULL;
     ecs_query *q = (ecs_query *)ecs__alloc(w, sizeof *q);
     if (!q || !ECS__RESERVE(w, w->qry.queries, w->qry.query_cap, (size_t)w->qry.query_count + 1)) {
         ecs__free(w, q);
@@ -3499,6 +3704,7 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     memset(q, 0, sizeof *q);
     q->world = w;
     q->term_count = n;
+    q->changed = changed;
     memcpy(q->terms, desc->terms, (size_t)n * sizeof *q->terms);
     for (uint32_t i = 0; i < w->tab.table_count; i++) {
         ecs__match m;
@@ -3555,15 +3761,45 @@ static void ecs__iter_unlock(ecs_iter *it) {
     it->priv.table = NULL;
 }
 
+/* The batch a query loop handed out last has ended: its WRITE terms'
+   columns were written (>>change). */
+static void ecs__iter_stamp(ecs_iter *it) {
+    const ecs_query *q = it->priv.query;
+    if (it->priv.held && it->world->chg.on)
+        ecs__stamp_batch(q->terms, q->term_count, &q->matches[it->priv.held - 1], it->priv.held_row,
+                         (uint32_t)it->count, ecs__now(it->world), it);
+    it->priv.held = 0;
+}
+
+/* A loop of q went through every batch: the mark its next ECS_CHANGED loop
+   (and ecs_query_changed) compares with. Outside systems the clock moves on,
+   so what is written after this counts. */
+static void ecs__query_done(ecs_world *w, ecs_query *q) {
+    if (!(q->changed | q->tracked)) return;
+    q->seen = ecs__now(w);
+    if (q->seen == w->chg.tick && w->sched.phase != ECS__SYSTEMS) w->chg.tick++;
+}
+
 ECS_API bool ecs_query_next(ecs_iter *it) {
     if (!it) return false;
     ecs__table *held = (ecs__table *)it->priv.table;   /* the last batch's, still locked */
-    const ecs_query *q = it->priv.query;
+    ecs_query *q = it->priv.query;
     if (q) {
+        ecs__iter_stamp(it);
         while (it->priv.cursor < q->match_count) {
-            const ecs__match *m = &q->matches[it->priv.cursor++];
+            const ecs__match *m = &q->matches[it->priv.cursor];
             ecs__table *t = m->table;
-            if (!t->count) continue;
+            uint32_t row = 0, n = t->count;
+            if (q->changed) {   /* the table's runs of changed blocks, one batch each */
+                row = it->priv.row;
+                n = row < t->count ? ecs__changed_run(m, q->changed, q->seen, &row, t->count) : 0;
+                it->priv.row = row + n;
+            }
+            if (!n || !q->changed) {
+                it->priv.cursor++;
+                it->priv.row = 0;
+            }
+            if (!n) continue;
             if (it->priv.locks) {   /* the lock passes from the last batch's table to this one */
                 if (held) held->lock--;
                 else it->world->qry.iter_locks++;
@@ -3571,13 +3807,17 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
                 t->lock_query = q;
                 it->priv.table = t;
             }
-            it->count = (int)t->count;
-            it->entities = t->entities;
+            it->count = (int)n;
+            it->entities = t->entities + row;
             it->batch++;
+            it->priv.held = (uint32_t)(m - q->matches) + 1;
+            it->priv.held_row = row;
             for (int i = 0; i < q->term_count; i++)
-                it->priv.fields[i] = m->column[i] < 0 ? NULL : t->columns[m->column[i]].data;
+                it->priv.fields[i] = m->column[i] < 0 ? NULL
+                                   : t->columns[m->column[i]].data + (size_t)row * t->columns[m->column[i]].size;
             return true;
         }
+        ecs__query_done(it->world, q);
     }
     if (held) ecs__iter_unlock(it);
     it->priv.query = NULL;
@@ -3587,8 +3827,32 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
 
 ECS_API void ecs_iter_fini(ecs_iter *it) {
     if (!it) return;
+    if (it->priv.query) ecs__iter_stamp(it);   /* (what it wrote counts; the loop completes nothing) */
     if (it->priv.table) ecs__iter_unlock(it);
     it->priv.query = NULL;
+}
+
+ECS_API void ecs_iter_skip_changes(ecs_iter *it, int term) {
+    if (it && term >= 0 && term < it->priv.term_count) it->priv.skip |= 1u << term;
+}
+
+ECS_API bool ecs_query_changed(ecs_world *w, ecs_query *q) {
+    if (!w || !q || q->world != w) {
+        if (w) ecs__fail(w, ECS_ERR_ARG, "ecs_query_changed: the query is NULL or of another world");
+        return false;
+    }
+    if (!w->chg.on && (w->sched.phase != ECS__IDLE || ecs__change_on(w, "ecs_query_changed"))) return true;
+    q->tracked = true;
+    if (!q->seen) return true;
+    uint32_t mask = 0;   /* every term that reads: AND, OPTIONAL, CHANGED */
+    for (int i = 0; i < q->term_count; i++) mask |= (uint32_t)ecs__term_field(&q->terms[i]) << i;
+    for (uint32_t k = 0; k < q->match_count; k++) {
+        const ecs__match *m = &q->matches[k];
+        uint32_t blocks = ecs__blocks(m->table->count ? m->table->count : 1);
+        for (uint32_t b = 0; b < blocks && b < m->table->blocks; b++)
+            if (ecs__block_changed(m, mask, b, q->seen)) return true;
+    }
+    return false;
 }
 
 ECS_API void *ecs_field(const ecs_iter *it, int term) {
@@ -4793,6 +5057,7 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
     }
     w->ent.record_count = fresh;
     t->count = first + (uint32_t)n;
+    ecs__stamp_rows(w, t, first, (uint32_t)n);
     for (uint32_t c = 0; c < t->column_count; c++) {   /* whole columns: constructed, or copied in */
         const ecs__idinfo *in = &w->reg.ids[t->columns[c].id];
         unsigned char *dst = t->columns[c].data + (size_t)first * t->columns[c].size;
@@ -4984,8 +5249,9 @@ static void *ecs__get(const ecs_world *w, const char *fn, ecs_entity e, ecs_id i
         return NULL;
 
     const ecs__record *r = &w->ent.records[ecs__index(e)];
-    const ecs__table *t = w->tab.tables[r->table];
+    ecs__table *t = w->tab.tables[r->table];
     int32_t at = ecs__table_find_id(t, id);
+    if (at >= 0 && write) ecs__stamp_value(w, t, t->column_of[at], r->row);
     return at < 0 ? NULL : ecs__table_cell(t, at, r->row);
 }
 
@@ -5483,6 +5749,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
     }
     if (s->has_clock) ecs__clock_restore(w, s);
     ecs__events_restore(w, s);
+    if (w->chg.on) ecs__stamps_all(w);   /* every row counts as changed (snapshots hold no stamps yet) */
     ecs__free(w, scratch);
     ecs__free(w, map);
     return ECS_OK;
@@ -6237,8 +6504,8 @@ static void ecs__system_declare(const ecs_world *w, ecs__system *s) {
 static void ecs__system_gate(ecs__system *s) {
     s->gate = (uint8_t)((ecs__load(&s->enabled) ? 0 : ECS__GATE_OFF) | (s->interval > 1 ? ECS__GATE_INTERVAL : 0) |
                         (s->run_if ? ECS__GATE_COND : 0));
-    s->plain = (uint8_t)(s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) && !s->reads_events
-                         ? 1 + !!s->gate : 0);
+    s->plain = (uint8_t)(s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) && !s->reads_events &&
+                         !s->changed ? 1 + !!s->gate : 0);
 }
 
 static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
@@ -6341,6 +6608,7 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     s->run_if = d->run_if;
     s->run_if_ctx = d->run_if_ctx;
     s->interval = d->interval;
+    s->changed = q ? q->changed : 0;
     memcpy(s->emits, d->emits, sizeof s->emits);
     ecs__store(&s->enabled, 1);
     ecs__system_gate(s);
@@ -7900,7 +8168,10 @@ static ecs_result ecs__graph_build(ecs_world *w) {
         }
         for (uint32_t st = 0; st < g->stage_count; st++) {
             const ecs__stage_graph *sg = &g->stages[st];
-            for (uint32_t k = 0; k < sg->count; k++) g->run[sg->first + k] = g->order[sg->first + sg->topo[k]];
+            for (uint32_t k = 0; k < sg->count; k++) {
+                g->run[sg->first + k] = g->order[sg->first + sg->topo[k]];
+                w->sys.systems[g->run[sg->first + k]].position = k;   /* its tick in a turn (>>change) */
+            }
         }
     }
     g->built = true;
@@ -8239,10 +8510,29 @@ ECS__HOT void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__
         s->fn(it);
         held->lock--;
         w->sched.excl_table = ECS__NONE;
+    } else if (w->check_reads) {
+        ecs__call_checked(w, s, it);
+    } else {
+        s->fn(it);
+    }
+    if (ECS__UNLIKELY(w->chg.on)) ecs__stamp_batch(s->terms, s->term_count, m, row, n, w->chg.base + s->position, it);
+}
+
+/* Rows [row, row + n) of m's table for s, as batches: all of them, or for
+   a system with ECS_CHANGED terms the runs of blocks changed since its
+   previous run (a chunk's batches keep its chunk index as it->batch). */
+ECS__HOT void ecs__call_rows(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__match *m, uint32_t row,
+                             uint32_t n, ecs_iter *it) {
+    const bool chunked = s->chunk_size > 0;
+    if (!s->changed) {
+        ecs__call(w, tc, s, m, row, n, it);
+        it->batch += !chunked;
         return;
     }
-    if (w->check_reads) ecs__call_checked(w, s, it);
-    else s->fn(it);
+    for (uint32_t end = row + n, got; (got = ecs__changed_run(m, s->changed, s->seen, &row, end)) != 0; row += got) {
+        ecs__call(w, tc, s, m, row, got, it);
+        it->batch += !chunked;
+    }
 }
 
 static void ecs__trace_add(ecs_world *w, ecs__tctx *tc, uint32_t system, uint32_t chunk,
@@ -8295,10 +8585,7 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
     } else if (chunk == ECS__NONE) {   /* re-read each step: an exclusive system may add tables */
         const ecs_query *q = s->query;
         for (uint32_t i = 0; i < q->match_count; i++)
-            if (q->matches[i].table->count) {
-                ecs__call(w, tc, s, &q->matches[i], 0, q->matches[i].table->count, &it);
-                it.batch++;
-            }
+            if (q->matches[i].table->count) ecs__call_rows(w, tc, s, &q->matches[i], 0, q->matches[i].table->count, &it);
     } else {   /* chunk k: tables in match order, each cut into chunk_size rows */
         const ecs_query *q = s->query;
         uint32_t k = chunk, size = (uint32_t)s->chunk_size;
@@ -8306,7 +8593,7 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
             uint32_t rows = q->matches[i].table->count, n = (rows + size - 1) / size;
             if (k >= n) { k -= n; continue; }
             uint32_t row = k * size;
-            ecs__call(w, tc, s, &q->matches[i], row, rows - row < size ? rows - row : size, &it);
+            ecs__call_rows(w, tc, s, &q->matches[i], row, rows - row < size ? rows - row : size, &it);
             break;
         }
     }
@@ -8325,6 +8612,7 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
    events, they are due at the next sync point, which skips systems with
    nothing to apply. */
 ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
+    if (s->changed && chunks) s->seen = w->chg.base + s->position;   /* what it was handed, it saw */
     for (uint32_t b = 0; b < chunks; b++)
         if (s->bufs[b].count | s->bufs[b].ev_count) {
             s->ran = true;
@@ -8548,6 +8836,7 @@ static void ecs__exclusive(ecs_world *w, uint32_t si) {
     ecs__system *s = &w->sys.systems[si];
     bool ask = s->cond_due;   /* its run_if sees what the sync point applied, as the system would */
     w->sched.phase = ECS__SYNC;
+    w->chg.fixed = w->chg.base + s->position;   /* what applies now and what it does: its tick */
     ecs_result r = ecs__sync(w, w->sched.stage_run, false);   /* systems finished so far; their events
                                                                     are delivered at the stage's end */
     s->cond_due = false;
@@ -8570,6 +8859,7 @@ static void ecs__exclusive(ecs_world *w, uint32_t si) {
             ecs__frame_fail(w, ECS_ERR_BUSY);
         }
     }
+    w->chg.fixed = 0;
     w->sched.phase = ECS__SYSTEMS;
 }
 
@@ -8969,6 +9259,8 @@ static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
     w->sched.turn = sd->turns++;
     w->sched.step = (uint32_t)sd->steps_last++;
     if (sd->off == sg->count) return ECS_OK;   /* no systems, or all disabled: no hand-off */
+    w->chg.base = w->chg.tick + 1;   /* its systems' ticks; the sync point's is past them */
+    w->chg.tick = w->chg.base + sg->count;
     w->sched.stage_run = sg;
     w->sched.phase = ECS__SYSTEMS;
 #if ECS__VZEROUPPER
@@ -9484,6 +9776,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->threads = 1;
 #endif
     w->order = d.order;
+    w->chg.tick = 1;   /* (0: a query's "never looped") */
     w->check_reads = d.check_reads;
 #if ECS__VZEROUPPER
     __builtin_cpu_init();   /* a world made by a static constructor may come first */

@@ -26,11 +26,13 @@
    rows with run_if, disabled systems, a fixed-step stage and
    ecs_progress_steps, as ratios to the same frames without them; and events
    between systems: emitting, delivering + reading, and a death pipeline as
-   events against the same as entities. Thread speedups need idle cores: the
-   run ends with the load average.
+   events against the same as entities; change detection: an ECS_CHANGED
+   reader against a full pass, and what keeping stamps costs a writer.
+   Thread speedups need idle cores: the run ends with the load average.
 
-   usage: build/bench [--quick] [--events]
-          --quick takes 3 samples per workload; --events runs only the events rows
+   usage: build/bench [--quick] [--events] [--changes]
+          --quick takes 3 samples per workload; --events and --changes run
+          only those rows
    exit status: 0 when every result checks out (missed targets included),
    1 when ecs.h computed something wrong or a call failed. */
 #define _POSIX_C_SOURCE 200809L
@@ -1882,6 +1884,107 @@ static bench_row bench_events_pipeline(int how) {
     return r;
 }
 
+/* ---- change detection: an ECS_CHANGED reader, and the stamps' cost ----
+   One thread. The reader row: CH_N entities, and between frames (untimed)
+   one entity written with ecs_get_mut in each of 1% of the 1024-row blocks,
+   spread over the table; each frame a system sums a column. With
+   {id, ECS_READ, ECS_CHANGED} it is handed the written blocks; the baseline
+   is the same frame with the plain term, a full pass (target: at most 5%
+   of it). The stamping row: a chunked system adding 1 to every value
+   (WRITE term), in a world that keeps stamps (an ECS_CHANGED query exists)
+   against the same world without: the cost of a batch's stamps (target: at
+   most 1% over). */
+enum { CH_N = 1 << 20, CH_FRAMES = 8 };
+typedef struct ch_bench { ecs_world *w; ecs_id v; ecs_entity *ents; uint64_t sum; int64_t handed; } ch_bench;
+static void sys_ch_sum(ecs_iter *it) {
+    ch_bench *c = it->ctx;
+    const uint32_t *v = ECS_FIELD(it, uint32_t, 0);
+    uint64_t s = 0;
+    for (int i = 0; i < it->count; i++) s += v[i];
+    c->sum += s;
+    c->handed += it->count;
+}
+static void sys_ch_add(ecs_iter *it) {
+    uint32_t *v = ECS_FIELD(it, uint32_t, 0);
+    for (int i = 0; i < it->count; i++) v[i] += 1;
+}
+/* A 1-thread world with CH_N entities; fn over them (oper: the term's; write: WRITE). */
+static void ch_world(ch_bench *c, ecs_system_fn fn, ecs_oper oper, bool write, bool stamps) {
+    memset(c, 0, sizeof *c);
+    c->w = world_threads(1, ECS_ORDER_INSERTION);
+    c->v = component_n(c->w, "ChValue", 0, sizeof(uint32_t), _Alignof(uint32_t));
+    uint32_t *vals = alloc64((size_t)CH_N * sizeof *vals);
+    c->ents = alloc64((size_t)CH_N * sizeof *c->ents);
+    for (int i = 0; i < CH_N; i++) vals[i] = (uint32_t)i;
+    NEED(ecs_create_many_values(c->w, CH_N, &c->v, 1, (const void *const[]){vals}, c->ents) == ECS_OK,
+         "ecs_create_many_values failed");
+    free(vals);
+    if (stamps) NEED(ecs_query_new(c->w, &(ecs_query_desc){.terms = {{c->v, ECS_READ, ECS_CHANGED}}}), "query failed");
+    system_add(c->w, &(ecs_system_desc){.name = "ch", .fn = fn, .ctx = c, .chunk_size = write ? 16384 : 0,
+                                        .terms = {{c->v, write ? ECS_WRITE : ECS_READ, oper}}});
+    NEED(ecs_validate(c->w, NULL) == ECS_OK, "ecs_validate failed");
+}
+static void ch_free(ch_bench *c) { free(c->ents); ecs_world_free(c->w); }
+/* Frames of c, each after writing one entity in every 100th block (untimed). */
+static double ch_frames(ch_bench *c) {
+    double t = 0;
+    for (int f = 0; f < CH_FRAMES; f++) {
+        for (uint32_t b = (uint32_t)f % 100; b < CH_N >> 10; b += 100) {
+            uint32_t *v = ecs_get_mut(c->w, c->ents[(b << 10) + 7], c->v);
+            if (v) *v += 1;
+        }
+        t += progress_ns(c->w, 1, "changes");
+    }
+    return t;
+}
+typedef struct ch_pair { ch_bench a, b; } ch_pair;
+static double ch_side_a(void *ctx) { return ch_frames(&((ch_pair *)ctx)->a); }
+static double ch_side_b(void *ctx) { return ch_frames(&((ch_pair *)ctx)->b); }
+static bench_row bench_changes_reader(void) {
+    bench_row r = {"changes: ECS_CHANGED reader, 1M rows, 1% of blocks written (vs a full pass)", 0, 0, 0.05, true};
+    ch_pair *p = malloc(sizeof *p);
+    NEED(p, "out of memory");
+    ch_world(&p->a, sys_ch_sum, ECS_AND, false, false);
+    ch_world(&p->b, sys_ch_sum, ECS_CHANGED, false, false);
+    for (int k = 0; k < 3; k++) { ch_side_a(p); ch_side_b(p); }   /* warm-up (the first: everything) */
+    p->b.handed = 0;
+    int n = reps(21);
+    run_pair(n, ch_side_a, ch_side_b, p, (double)CH_FRAMES, &r.base_ns, &r.ecs_ns);
+    /* each frame writes 10 or 11 blocks: at most that many blocks handed out */
+    check(p->b.handed > 0 && p->b.handed <= (int64_t)n * CH_FRAMES * 11 * 1024, r.name,
+          "the reader was handed more than the written blocks");
+    check(p->a.sum != 0, r.name, "no sum");
+    ch_free(&p->a);
+    ch_free(&p->b);
+    free(p);
+    return r;
+}
+static double ch_plain_frames(void *ctx) { return progress_ns(((ch_pair *)ctx)->a.w, CH_FRAMES, "changes"); }
+static double ch_stamped_frames(void *ctx) { return progress_ns(((ch_pair *)ctx)->b.w, CH_FRAMES, "changes"); }
+static bench_row bench_changes_stamping(void) {
+    bench_row r = {"changes: a WRITE-term system over 1M rows, stamps kept (vs not)", 0, 0, 1.01, true};
+    ch_pair *p = malloc(sizeof *p);
+    NEED(p, "out of memory");
+    ch_world(&p->a, sys_ch_add, ECS_AND, true, false);
+    ch_world(&p->b, sys_ch_add, ECS_AND, true, true);
+    for (int k = 0; k < 3; k++) { ch_plain_frames(p); ch_stamped_frames(p); }
+    run_pair(reps(41), ch_plain_frames, ch_stamped_frames, p, (double)CH_FRAMES * CH_N, &r.base_ns, &r.ecs_ns);
+    ch_free(&p->a);
+    ch_free(&p->b);
+    free(p);
+    return r;
+}
+static int changes_rows(int *met) {
+    printf("\nchange detection: 1 thread, medians of interleaved samples (%d, %d)\n", reps(21), reps(41));
+    print_header();
+    bench_row rows[2] = {bench_changes_reader(), bench_changes_stamping()};
+    for (int i = 0; i < 2; i++) {
+        print_row(&rows[i]);
+        *met += row_ok(&rows[i]);
+    }
+    return 2;
+}
+
 /* ---- a sync-heavy frame: ecs_schedule_simulate against the measured frame ---- */
 /* Two independent systems, each busy for as long as the frame's sync point
    takes and recording 4,000 ecs_cmd_set: a third to a half of the frame is
@@ -2453,14 +2556,15 @@ static int events_rows(int *met) {
 }
 
 int main(int argc, char **argv) {
-    bool only_events = false;
+    bool only_events = false, only_changes = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) g_quick = true;
         else if (!strcmp(argv[i], "--events")) only_events = true;
-        else { fprintf(stderr, "usage: %s [--quick] [--events]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--changes")) only_changes = true;
+        else { fprintf(stderr, "usage: %s [--quick] [--events] [--changes]\n", argv[0]); return 2; }
     }
-    if (only_events) {
-        int met = 0, total = events_rows(&met);
+    if (only_events || only_changes) {
+        int met = 0, total = only_events ? events_rows(&met) : changes_rows(&met);
         printf("%d/%d targets met%s\n", met, total, g_wrong ? "; RESULTS WRONG, see stderr" : "");
         return g_wrong ? 1 : 0;
     }
@@ -2554,6 +2658,7 @@ int main(int argc, char **argv) {
         total++;
     }
     total += events_rows(&met);
+    total += changes_rows(&met);
 
     load_avg(load1, sizeof load1);
     printf("\nload average (1, 5, 15 min): %s at the start, %s at the end\n", load0, load1);

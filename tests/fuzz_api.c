@@ -1117,7 +1117,7 @@ static void op_query_new(void) {
         d.terms[i].id = fz_u8() % 8 ? fz_pick_comp() : fz_pick_id();
         unsigned ob = fz_u8();
         unsigned o = ob % 8;
-        d.terms[i].oper = o < 4 ? ECS_AND : o < 6 ? ECS_NOT : o == 6 || !(ob & 0x80) ? ECS_OPTIONAL : (ecs_oper)3;
+        d.terms[i].oper = o < 4 ? ECS_AND : o < 6 ? ECS_NOT : o == 6 || !(ob & 0x80) ? ECS_OPTIONAL : (ecs_oper)4;
         d.terms[i].access = (ecs_access)(ob >= 0xF8 ? 4 : (ob >> 3) % 4);
     }
     for (int i = 0; i < ECS_MAX_TERMS && d.terms[i].id; i++) {
@@ -1496,7 +1496,7 @@ static void op_system_add(void) {
     for (unsigned i = 0; i < nt; i++) {
         d.terms[i].id = fz_u8() % 8 ? fz_pick_comp() : fz_pick_id();
         unsigned ob = fz_u8(), o = ob % 8;
-        d.terms[i].oper = o < 4 ? ECS_AND : o < 6 ? ECS_NOT : o == 6 || !(ob & 0x80) ? ECS_OPTIONAL : (ecs_oper)3;
+        d.terms[i].oper = o < 4 ? ECS_AND : o < 6 ? ECS_NOT : o == 6 || !(ob & 0x80) ? ECS_OPTIONAL : (ecs_oper)4;
         d.terms[i].access = (ecs_access)(ob >= 0xF8 ? 4 : (ob >> 3) % 4);
     }
     unsigned rw = fz_u8();

@@ -88,6 +88,7 @@ void suite_rollback(void);
 void suite_diag(void);
 void suite_gameloop(void);
 void suite_events(void);
+void suite_change(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -133,6 +134,7 @@ int main(int argc, char **argv) {
     suite_diag();
     suite_gameloop();
     suite_events();
+    suite_change();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }

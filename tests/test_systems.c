@@ -139,7 +139,7 @@ TEST(systems_add_bad_desc_fails) {
         {.name = "BadTerm", .fn = noop, .terms = {{bad, ECS_READ, ECS_AND}}},
         {.name = "BadTerm2", .fn = noop, .terms = {{x, ECS_READ, ECS_AND}, {bad, ECS_WRITE, ECS_AND}}},
         {.name = "ResTerm", .fn = noop, .terms = {{res, ECS_READ, ECS_AND}}},
-        {.name = "BadOper", .fn = noop, .terms = {{x, ECS_READ, (ecs_oper)3}}},
+        {.name = "BadOper", .fn = noop, .terms = {{x, ECS_READ, (ecs_oper)4}}},
         {.name = "BadOper2", .fn = noop, .terms = {{x, ECS_READ, (ecs_oper)-1}}},
         {.name = "BadAccess", .fn = noop, .terms = {{x, (ecs_access)4, ECS_AND}}},
         {.name = "BadAccess2", .fn = noop, .terms = {{x, (ecs_access)-1, ECS_AND}}},
