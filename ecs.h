@@ -353,7 +353,7 @@ ECS_API int        ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id
    order, component values, resources, parents, the dropped-command count,
    and the simulation clock (the frame count, each stage's turns, fixed-step
    accumulator and dropped time, the time scale), so the same dts replay the
-   same steps. Enabled flags are configuration and are not in it (a rollback
+   same steps; and the change stamps (ECS_CHANGED hands out the same batches). Enabled flags are configuration and are not in it (a rollback
    never un-pauses a game); a stage registered after the snapshot starts
    from zero. Restoring one makes the world exactly that again; registered
    components, systems, stages and queries stay (cached queries stay valid), and no event
@@ -1693,6 +1693,7 @@ struct ecs_query {
     uint32_t match_count, match_cap;
     uint32_t slot;           /* in world->qry.queries */
     uint32_t changed;        /* its ECS_CHANGED terms (bits) */
+    uint64_t serial;         /* its place in the world's query creation order, from 1 */
     bool tracked;            /* ecs_query_changed asked: completions mark it too */
     uint64_t seen;           /* >>change: the tick of its latest complete iteration (0: none) */
 };
@@ -1981,6 +1982,7 @@ typedef struct ecs__query_state {       /* >>query */
     uint32_t iter_locks;     /* batches of plain query loops still open */
     ecs_query **queries;
     uint32_t query_count, query_cap;
+    uint64_t serials;        /* queries made so far: each one's serial (snapshots name them by it) */
 } ecs__query_state;
 
 typedef struct ecs__commands_state {    /* >>commands */
@@ -3705,6 +3707,7 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     q->world = w;
     q->term_count = n;
     q->changed = changed;
+    q->serial = ++w->qry.serials;
     memcpy(q->terms, desc->terms, (size_t)n * sizeof *q->terms);
     for (uint32_t i = 0; i < w->tab.table_count; i++) {
         ecs__match m;
@@ -5300,7 +5303,10 @@ typedef struct ecs__snap_table {
     uint32_t id_count, column_count, count;
     ecs_entity *entities;
     unsigned char **values;  /* per column (sized id, in ids order): count values */
+    uint64_t *stamps;        /* >>change: (1 + column_count) rows of blocks, or NULL */
+    uint32_t blocks;
 } ecs__snap_table;
+typedef struct ecs__snap_seen { uint64_t serial, seen; } ecs__snap_seen;   /* a query's mark */
 typedef struct ecs__snap_id {   /* per id, to copy, free and write values without the world */
     char *name;
     uint32_t size;
@@ -5335,6 +5341,12 @@ struct ecs_snapshot {
     uint32_t cursor_count;
     ecs__snap_log *queued;   /* ecs_world_emit's events not yet delivered (base 0, end: their count) */
     uint32_t queued_count;
+    bool has_stamps;         /* the world kept change stamps: the tables' stamps, the clock, */
+    uint64_t tick;           /* each system's and marked query's latest run (>>change) */
+    uint64_t *seen;
+    uint32_t seen_count;
+    ecs__snap_seen *marks;
+    uint32_t mark_count;
 };
 
 static void *ecs__snap_alloc(ecs_snapshot *s, size_t n) { return s->realloc_fn(NULL, n ? n : 1, s->alloc_user); }
@@ -5353,6 +5365,7 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
         ecs__snap_mfree(s, st->values);
         ecs__snap_mfree(s, st->ids);
         ecs__snap_mfree(s, st->entities);
+        ecs__snap_mfree(s, st->stamps);
     }
     for (uint32_t i = 1; s->ids && i <= s->id_count; i++) {
         ecs__snap_id *in = &s->ids[i];
@@ -5370,6 +5383,8 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
     ecs__snap_mfree(s, s->logs);
     ecs__snap_mfree(s, s->queued);
     ecs__snap_mfree(s, s->cursors);
+    ecs__snap_mfree(s, s->seen);
+    ecs__snap_mfree(s, s->marks);
     ecs__snap_mfree(s, s);
 }
 
@@ -5555,6 +5570,72 @@ static void ecs__events_restore(ecs_world *w, const ecs_snapshot *s) {
     }
 }
 
+/* Change stamps (>>change), when the world keeps them: the clock, each
+   table's stamps (its rows' blocks; block 0 of an empty one), each system's
+   latest run and each marked query's latest loop (by serial). */
+static bool ecs__stamps_take(ecs_world *w, ecs_snapshot *s) {
+    if (!w->chg.on) return true;
+    s->has_stamps = true;
+    s->tick = w->chg.tick;
+    uint32_t marks = 0;
+    for (uint32_t q = 0; q < w->qry.query_count; q++) marks += (w->qry.queries[q]->changed | w->qry.queries[q]->tracked) != 0;
+    if (!(s->seen = (uint64_t *)ecs__snap_alloc(s, (size_t)w->sys.system_count * sizeof *s->seen)) ||
+        !(s->marks = (ecs__snap_seen *)ecs__snap_alloc(s, (size_t)marks * sizeof *s->marks)))
+        return false;
+    s->seen_count = w->sys.system_count;
+    for (uint32_t i = 0; i < w->sys.system_count; i++) s->seen[i] = w->sys.systems[i].seen;
+    for (uint32_t q = 0; q < w->qry.query_count; q++) {
+        const ecs_query *qq = w->qry.queries[q];
+        if (qq->changed | qq->tracked) s->marks[s->mark_count++] = (ecs__snap_seen){qq->serial, qq->seen};
+    }
+    for (uint32_t i = 0; i < s->table_count; i++) {
+        const ecs__table *t = w->tab.tables[i];
+        ecs__snap_table *st = &s->tables[i];
+        uint32_t blocks = ecs__blocks(t->count ? t->count : 1), rows = t->column_count + 1;
+        st->blocks = blocks < t->blocks ? blocks : t->blocks;
+        if (!(st->stamps = (uint64_t *)ecs__snap_alloc(s, (size_t)rows * st->blocks * sizeof *st->stamps))) return false;
+        for (uint32_t r = 0; r < rows; r++)
+            for (uint32_t b = 0; b < st->blocks; b++)
+                st->stamps[(size_t)r * st->blocks + b] = ecs__load_relaxed(&t->stamps[(size_t)r * t->blocks + b]);
+    }
+    return true;
+}
+
+/* Room for the snapshot's stamps in its tables (map: the world's), before
+   a restore changes anything. */
+static bool ecs__stamps_room(ecs_world *w, const ecs_snapshot *s, ecs__table *const *map) {
+    for (uint32_t i = 0; w->chg.on && s->has_stamps && i < s->table_count; i++)
+        if (!ecs__stamps_fit(w, map[i], s->tables[i].blocks << ECS__BLOCK_SHIFT)) return false;
+    return true;
+}
+
+/* The snapshot's stamps, clock and marks (a table it does not have: none,
+   a system or query it does not know: everything counts); from a snapshot
+   without stamps, everything counts as changed. */
+static void ecs__stamps_restore(ecs_world *w, const ecs_snapshot *s, ecs__table *const *map) {
+    if (!w->chg.on) return;
+    if (!s->has_stamps) { ecs__stamps_all(w); return; }
+    for (uint32_t i = 0; i < w->tab.table_count; i++) {
+        ecs__table *t = w->tab.tables[i];
+        for (size_t k = 0, n = ((size_t)t->column_count + 1) * t->blocks; k < n; k++) ecs__store_relaxed(&t->stamps[k], 0);
+    }
+    for (uint32_t i = 0; i < s->table_count; i++) {
+        const ecs__snap_table *st = &s->tables[i];
+        ecs__table *t = map[i];
+        for (uint32_t r = 0; r <= t->column_count; r++)
+            for (uint32_t b = 0; b < st->blocks; b++)
+                ecs__store_relaxed(&t->stamps[(size_t)r * t->blocks + b], st->stamps[(size_t)r * st->blocks + b]);
+    }
+    w->chg.tick = s->tick;
+    for (uint32_t i = 0; i < w->sys.system_count; i++) w->sys.systems[i].seen = i < s->seen_count ? s->seen[i] : 0;
+    for (uint32_t q = 0; q < w->qry.query_count; q++) {
+        ecs_query *qq = w->qry.queries[q];
+        qq->seen = 0;
+        for (uint32_t k = 0; k < s->mark_count; k++)
+            if (s->marks[k].serial == qq->serial) qq->seen = s->marks[k].seen;
+    }
+}
+
 ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
     static const char fn[] = "ecs_snapshot_take";
     if (!w || ecs__snap_busy(w, fn)) return NULL;
@@ -5612,7 +5693,7 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
         if (!(s->ids[i].value = (unsigned char *)ecs__snap_alloc(s, in->size))) goto oom;
         ecs__values_copy(in, s->ids[i].value, (const unsigned char *)in->data, 1);
     }
-    if (!ecs__events_take(w, s)) goto oom;
+    if (!ecs__events_take(w, s) || !ecs__stamps_take(w, s)) goto oom;
     return s;
 oom:
     ecs_snapshot_free(s);
@@ -5699,7 +5780,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
         if (!ecs__table_reserve(w, map[i], st->count)) goto oom;
     }
     scratch = (ecs__table **)ecs__alloc(w, (size_t)w->tab.table_count * (sizeof(void *) + 4) + 1);
-    if (!scratch || !ecs__events_room(w, s) ||
+    if (!scratch || !ecs__events_room(w, s) || !ecs__stamps_room(w, s, map) ||
         !ECS__RESERVE(w, w->ent.records, w->ent.record_cap, s->record_count ? s->record_count : 1) ||
         (s->rel_count && !ecs__rels_reserve(w, s->rel_count - 1))) {
         ecs__free(w, scratch);
@@ -5749,7 +5830,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
     }
     if (s->has_clock) ecs__clock_restore(w, s);
     ecs__events_restore(w, s);
-    if (w->chg.on) ecs__stamps_all(w);   /* every row counts as changed (snapshots hold no stamps yet) */
+    ecs__stamps_restore(w, s, map);
     ecs__free(w, scratch);
     ecs__free(w, map);
     return ECS_OK;
@@ -5761,7 +5842,7 @@ oom:
 /* ---- >>savefile: save files ---------------------------------------------- */
 /* "ECSHSNAP", version, then little-endian fields (see ecs_snapshot_write),
    component bytes as they are, a checksum at the end. */
-#define ECS__FILE_VERSION 3u   /* 2 added the clock, 3 unread events; older files still read */
+#define ECS__FILE_VERSION 4u   /* 2 added the clock, 3 unread events, 4 change stamps; older files still read */
 typedef struct ecs__out {   /* buffered: small fields cost a store, not a call */
     FILE *f;
     ecs__hasher h;
@@ -5832,6 +5913,30 @@ static bool ecs__put_values(ecs__out *o, ecs_snapshot *s, const ecs__snap_id *in
         ecs__put(o, *buf, need);
     }
     return true;
+}
+
+/* The change stamps (version 4): a flag; then the clock, each system's and
+   marked query's mark, and per table its blocks, its rows of stamps and
+   those rows: its entities' rows', then each column's (after its file id). */
+static void ecs__put_stamps(ecs__out *o, const ecs_snapshot *s) {
+    ecs__put_u32(o, s->has_stamps);
+    if (!s->has_stamps) return;
+    ecs__put_u64(o, s->tick);
+    ecs__put_u32(o, s->seen_count);
+    for (uint32_t i = 0; i < s->seen_count; i++) ecs__put_u64(o, s->seen[i]);
+    ecs__put_u32(o, s->mark_count);
+    for (uint32_t i = 0; i < s->mark_count; i++) { ecs__put_u64(o, s->marks[i].serial); ecs__put_u64(o, s->marks[i].seen); }
+    for (uint32_t t = 0; t < s->table_count; t++) {
+        const ecs__snap_table *st = &s->tables[t];
+        ecs__put_u32(o, st->blocks);
+        ecs__put_u32(o, st->column_count + 1);
+        for (uint32_t k = 0, c = 0; k <= st->id_count; k++) {   /* k 0: the rows; then the sized ids */
+            if (k && !s->ids[st->ids[k - 1]].size) continue;
+            if (k) ecs__put_u32(o, st->ids[k - 1]);
+            const uint64_t *row = st->stamps + (size_t)(k ? ++c : 0) * st->blocks;
+            for (uint32_t b = 0; b < st->blocks; b++) ecs__put_u64(o, row[b]);
+        }
+    }
 }
 
 ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
@@ -5921,6 +6026,7 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
         ecs__put_u32(o, (uint32_t)s->queued[i].end);
         ok = ecs__put_values(o, s, &s->ids[s->queued[i].id], s->queued[i].data, (uint32_t)s->queued[i].end, &buf, &cap);
     }
+    ecs__put_stamps(o, s);
     ecs__snap_mfree(s, buf);
     if (!ok) {
         ecs__snap_mfree(s, o);
@@ -6215,6 +6321,52 @@ static ecs_result ecs__read_events(ecs__in *r, ecs_snapshot *s, uint32_t nids, c
     return ECS_OK;
 }
 
+/* A file's change stamps (version 4) into s: ntab file tables, tmap their
+   snapshot tables (ECS__NONE: dropped, its stamps skipped). */
+static ecs_result ecs__read_stamps(ecs__in *r, ecs_snapshot *s, uint32_t nids, const uint32_t *fmap,
+                                   uint32_t ntab, const uint32_t *tmap) {
+    uint32_t flag = ecs__get_u32(r);
+    if (r->bad || flag > 1) return r->bad = true, ECS_ERR_ARG;
+    if (!flag) return ECS_OK;
+    s->has_stamps = true;
+    s->tick = ecs__get_u64(r);
+    uint32_t n = ecs__get_u32(r);
+    if (r->bad || n > (size_t)(r->end - r->p) / 8) return r->bad = true, ECS_ERR_ARG;
+    if (!(s->seen = (uint64_t *)ecs__snap_alloc(s, (size_t)n * 8))) return ECS_ERR_NOMEM;
+    for (s->seen_count = n; n--;) s->seen[s->seen_count - 1 - n] = ecs__get_u64(r);
+    uint32_t m = ecs__get_u32(r);
+    if (r->bad || m > (size_t)(r->end - r->p) / 16) return r->bad = true, ECS_ERR_ARG;
+    if (!(s->marks = (ecs__snap_seen *)ecs__snap_alloc(s, (size_t)m * sizeof *s->marks))) return ECS_ERR_NOMEM;
+    for (s->mark_count = m; m--;) {
+        s->marks[s->mark_count - 1 - m].serial = ecs__get_u64(r);
+        s->marks[s->mark_count - 1 - m].seen = ecs__get_u64(r);
+    }
+    for (uint32_t t = 0; t < ntab; t++) {
+        ecs__snap_table *st = tmap[t] == ECS__NONE ? NULL : &s->tables[tmap[t]];
+        uint32_t blocks = ecs__get_u32(r), rows = ecs__get_u32(r);
+        if (r->bad || !rows || (st && (rows != st->column_count + 1 || blocks > ecs__blocks(st->count ? st->count : 1))) ||
+            blocks > (size_t)(r->end - r->p) / 8 / rows)
+            return r->bad = true, ECS_ERR_ARG;
+        if (st && !(st->stamps = (uint64_t *)ecs__snap_alloc(s, (size_t)rows * blocks * 8))) return ECS_ERR_NOMEM;
+        if (st) memset(st->stamps, 0, (size_t)rows * blocks * 8);   /* (a column the file lacks: 0) */
+        if (st) st->blocks = blocks;
+        for (uint32_t k = 0; k < rows; k++) {
+            uint32_t c = 0;
+            if (k) {   /* a column, by file id: its place among the table's sized ids */
+                uint32_t f = ecs__get_u32(r), id = f >= 1 && f <= nids ? fmap[f] : 0, x = 0;
+                while (st && x < st->id_count && st->ids[x] != id) c += s->ids[st->ids[x++]].size > 0;
+                if (r->bad || (st && (!id || x == st->id_count || !s->ids[id].size))) return r->bad = true, ECS_ERR_ARG;
+                c++;
+            }
+            for (uint32_t b = 0; b < blocks; b++) {
+                uint64_t v = ecs__get_u64(r);
+                if (st) st->stamps[(size_t)c * blocks + b] = v;
+            }
+        }
+    }
+    return r->bad ? ECS_ERR_ARG : ECS_OK;
+}
+
 ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
     static const char fn[] = "ecs_snapshot_read";
     if (!w) return NULL;
@@ -6311,6 +6463,7 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
         }
     }
     if (version > 2 && (res = ecs__read_events(&r, s, nids, fmap, flags))) { if (res == ECS_ERR_NOMEM) goto oom; goto fail; }
+    if (version > 3 && (res = ecs__read_stamps(&r, s, nids, fmap, ntab, tmap))) { if (res == ECS_ERR_NOMEM) goto oom; goto fail; }
     if (r.p != r.end) goto fail;
     for (uint32_t i = 0; i < rc; i++)   /* records name the snapshot's tables */
         if (s->records[i].table != ECS__NONE) {

@@ -386,6 +386,44 @@ static void scen_queries(oom_ctx *c) {
     oom_finish(c);  /* q1, q4, q5 are freed by the world */
 }
 
+/* Change stamps: turned on with tables already there, kept through growth
+   and new tables, and through a snapshot's take and restore. */
+static long oom_changed_rows(oom_ctx *c, ecs_query *q) {
+    long n = 0;
+    for (ecs_iter it = ecs_query_iter(c->w, q); ecs_query_next(&it);) n += it.count;
+    oom_mix(&c->sig, (unsigned long long)n);
+    oom_mix(&c->content, (unsigned long long)n);
+    return n;
+}
+static void scen_changes(oom_ctx *c) {
+    if (!oom_world_new(c)) return;
+    ecs_world *w = c->w;
+    oom_register(c);
+    ecs_entity e[40] = {0};
+    for (int i = 0; i < 20; i++) {
+        OOM_VAL(c, e[i], ecs_create(w));
+        OOM_RES(c, ecs_set(w, e[i], c->pos, &(OPos){(float)i, 0}));
+    }
+    ecs_query *q = NULL;
+    OOM_VAL(c, q, ecs_query_new(w, &(ecs_query_desc){{{c->pos, ECS_READ, ECS_CHANGED}}}));
+    if (!q) { oom_finish(c); return; }
+    for (int i = 20; i < 40; i++) {
+        OOM_VAL(c, e[i], ecs_create(w));
+        OOM_RES(c, ecs_set(w, e[i], c->pos, &(OPos){(float)i, 0}));
+        if (i % 2) OOM_RES(c, ecs_set(w, e[i], c->vel, &(OVel){1, 0}));
+    }
+    if (oom_changed_rows(c, q) != 40) oom_fail(c, __LINE__, "changes", "the first loop missed rows");
+    OOM_RES(c, ecs_set(w, e[3], c->pos, &(OPos){1, 1}));
+    ecs_snapshot *s = NULL;
+    OOM_VAL(c, s, ecs_snapshot_take(w));
+    long at_take = oom_changed_rows(c, q);
+    OOM_RES(c, ecs_add(w, e[4], c->hp));
+    if (s) OOM_RES(c, ecs_snapshot_restore(w, s));
+    if (s && oom_changed_rows(c, q) != at_take) oom_fail(c, __LINE__, "changes", "the restore lost its stamps");
+    ecs_snapshot_free(s);
+    oom_finish(c);
+}
+
 static void scen_commands(oom_ctx *c) {
     if (!oom_world_new(c)) return;
     ecs_world *w = c->w;
@@ -662,6 +700,7 @@ TEST(oom_entities_and_tables) { oom_sweep("entities", scen_entities); }
 TEST(oom_queries_and_iteration) { oom_sweep("queries", scen_queries); }
 TEST(oom_command_buffers) { oom_sweep("commands", scen_commands); }
 TEST(oom_defer_mode) { oom_sweep("defer", scen_defer); }
+TEST(oom_change_stamps) { oom_sweep("changes", scen_changes); }
 
 /* The hook itself: counting, failing one request, tracking moved blocks. */
 TEST(oom_hook_self_test) {
@@ -685,6 +724,7 @@ void suite_oom(void) {
     RUN(oom_queries_and_iteration);
     RUN(oom_command_buffers);
     RUN(oom_defer_mode);
+    RUN(oom_change_stamps);
     RUN(oom_systems_and_validation);
     RUN(oom_frames);
 }
