@@ -1299,10 +1299,14 @@ static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
 #  define ECS__HAPPENS_BEFORE(a) ANNOTATE_HAPPENS_BEFORE(a)
 #  define ECS__HAPPENS_AFTER(a)  ANNOTATE_HAPPENS_AFTER(a)
 #  define ECS__ATOMIC_VAR(a)     VALGRIND_HG_DISABLE_CHECKING((a), sizeof *(a))   /* races by design */
+#  define ECS__RACY_RANGE(p, n)  VALGRIND_HG_DISABLE_CHECKING((p), (n))   /* ...an array's, until */
+#  define ECS__CHECKED_RANGE(p, n) VALGRIND_HG_ENABLE_CHECKING((p), (n))   /* it is freed */
 #else
 #  define ECS__HAPPENS_BEFORE(a) ((void)0)
 #  define ECS__HAPPENS_AFTER(a)  ((void)0)
 #  define ECS__ATOMIC_VAR(a)     ((void)0)
+#  define ECS__RACY_RANGE(p, n)  ((void)0)
+#  define ECS__CHECKED_RANGE(p, n) ((void)0)
 #endif
 
 /* Nanoseconds from a monotonic clock, in every mode: stats and the inline
@@ -2904,7 +2908,17 @@ static uint32_t ecs__blocks(size_t rows) {
     return (uint32_t)((rows + ((size_t)1 << ECS__BLOCK_SHIFT) - 1) >> ECS__BLOCK_SHIFT);
 }
 
-/* Stamps for cap rows of t (when on): grown, existing ones kept, new ones 0. */
+/* A table's stamps go (helgrind checks that memory again). */
+static void ecs__stamps_free(ecs_world *w, ecs__table *t) {
+    if (t->stamps) ECS__CHECKED_RANGE(t->stamps, ((size_t)t->column_count + 1) * t->blocks * sizeof *t->stamps);
+    ecs__free(w, (void *)t->stamps);
+    t->stamps = NULL;
+    t->blocks = 0;
+}
+
+/* Stamps for cap rows of t (when on): grown, existing ones kept, new ones 0.
+   Chunks of one system store the same tick into a block they share: atomic,
+   and no race for helgrind either. */
 static bool ecs__stamps_fit(ecs_world *w, ecs__table *t, size_t cap) {
     const uint32_t blocks = ecs__blocks(cap), old = t->blocks;
     if (!w->chg.on || blocks <= old) return true;
@@ -2914,7 +2928,8 @@ static bool ecs__stamps_fit(ecs_world *w, ecs__table *t, size_t cap) {
     for (size_t r = 0; r < rows; r++)
         for (uint32_t b = 0; b < blocks; b++)
             ecs__store_relaxed(&p[r * blocks + b], b < old ? (uint64_t)ecs__load_relaxed(&t->stamps[r * old + b]) : 0);
-    ecs__free(w, (void *)t->stamps);
+    ecs__stamps_free(w, t);
+    ECS__RACY_RANGE(p, rows * blocks * sizeof *p);
     t->stamps = p;
     t->blocks = blocks;
     return true;
@@ -3000,11 +3015,7 @@ static ecs_result ecs__change_on(ecs_world *w, const char *fn) {
     w->chg.on = true;
     for (uint32_t i = 0; i < w->tab.table_count; i++)
         if (!ecs__stamps_fit(w, w->tab.tables[i], w->tab.tables[i]->cap ? w->tab.tables[i]->cap : 1)) {
-            for (uint32_t k = 0; k < w->tab.table_count; k++) {
-                ecs__free(w, (void *)w->tab.tables[k]->stamps);
-                w->tab.tables[k]->stamps = NULL;
-                w->tab.tables[k]->blocks = 0;
-            }
+            for (uint32_t k = 0; k < w->tab.table_count; k++) ecs__stamps_free(w, w->tab.tables[k]);
             w->chg.on = false;
             return ECS__OOM(w, fn);
         }
@@ -3132,7 +3143,7 @@ static void ecs__table_free(ecs_world *w, ecs__table *t) {
     ecs__map_fini(w, &t->edges);
     for (uint32_t c = 0; c < t->column_count; c++) ecs__free(w, t->columns[c].raw);
     ecs__free(w, t->entities_raw);
-    ecs__free(w, (void *)t->stamps);
+    ecs__stamps_free(w, t);
     ecs__free(w, t);
 }
 
