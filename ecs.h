@@ -485,8 +485,8 @@ ECS_API void       ecs_query_free(ecs_query *q);
    by each complete loop: one loop at a time, not in two systems at once. */
 /* True if an id q reads may have changed in a matching table, or a table
    was added or emptied, since q's previous complete loop: loops mark q from
-   the first call on (which is true). The first call between frames turns
-   stamps on (before that: true in frames). */
+   its first call between frames on (that call, and any in a frame before
+   it, return true); that call turns stamps on. */
 ECS_API bool       ecs_query_changed(ecs_world *w, ecs_query *q);
 /* This batch wrote nothing through WRITE term `term`: no change counts. */
 ECS_API void       ecs_iter_skip_changes(ecs_iter *it, int term);
@@ -2389,11 +2389,17 @@ static bool ecs__access_ok(const ecs_world *w, const char *fn, ecs_id id, bool w
 
 /* ecs_query_iter inside a system: every AND / OPTIONAL term must be declared
    (WRITE terms for writing); in a chunked system none may touch what it
-   writes. */
+   writes, nor may the query be one its loops mark. */
 static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
     const ecs__tctx *tc = NULL;
     const ecs__system *s = ecs__checked(w, &tc);
     if (!s) return true;
+    if (s->chunk_size > 0 && (q->changed || q->tracked)) {   /* its loops mark it (>>change) */
+        ecs__refuse(w, "ecs_query_iter: system \"%s\" is chunked, and its chunks would each mark this query "
+                    "(it has ECS_CHANGED terms or was asked ecs_query_changed) at once; use it in an unchunked "
+                    "system", s->name);
+        return false;
+    }
     for (int k = 0; k < q->term_count; k++) {
         const ecs_term *t = &q->terms[k];
         uint32_t th = ecs__term_how(t);
@@ -3855,7 +3861,12 @@ ECS_API bool ecs_query_changed(ecs_world *w, ecs_query *q) {
         if (w) ecs__fail(w, ECS_ERR_ARG, "ecs_query_changed: the query is NULL or of another world");
         return false;
     }
-    if (!w->chg.on && (w->sched.phase != ECS__IDLE || ecs__change_on(w, "ecs_query_changed"))) return true;
+    if (w->sched.phase != ECS__IDLE) {   /* in a frame: a query marked already (a frame's threads
+                                           never write the mark's switch) */
+        if (!ecs__query_access_ok(w, q) || !w->chg.on || !q->tracked) return true;
+    } else if (ecs__change_on(w, "ecs_query_changed")) {
+        return true;
+    }
     q->tracked = true;
     if (!q->seen) return true;
     uint32_t mask = 0;   /* every term that reads: AND, OPTIONAL, CHANGED */

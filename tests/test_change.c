@@ -410,8 +410,51 @@ TEST(change_query_loops) {
     ecs_world_free(w);
 }
 
+/* A query with ECS_CHANGED terms in a system: its loop is the system's (own
+   writes do not count); a chunked system's chunks would mark it at once, so
+   the access checks refuse that. */
+typedef struct ch_qs { ecs_query *q; long rows; int loops; } ch_qs;
+static void ch_loop_sys(ecs_iter *it) {
+    ch_qs *c = (ch_qs *)it->ctx;
+    if (it->chunk > 0) return;   /* (one chunk is enough to be refused) */
+    c->loops++;
+    for (ecs_iter q = ecs_query_iter(it->world, c->q); ecs_query_next(&q);) c->rows += q.count;
+}
+TEST(change_query_in_systems) {
+    for (int chunked = 0; chunked < 2; chunked++) {
+        ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 2});
+        REQUIRE(w);
+        ecs_id a = ECS_COMPONENT(w, ch_val);
+        ecs_entity e[2000];
+        for (int i = 0; i < 2000; i++) {
+            e[i] = ecs_create(w);
+            ecs_set(w, e[i], a, &(ch_val){i});
+        }
+        ch_qs c = {ecs_query_new(w, &(ecs_query_desc){.terms = {{a, ECS_READ, ECS_CHANGED}}}), 0, 0};
+        REQUIRE(c.q);
+        REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "loop", .fn = ch_loop_sys, .ctx = &c,
+                                                     .terms = {ECS_TERM_R(a)}, .chunk_size = chunked ? 100 : 0}));
+        ecs_result r = ecs_progress(w, 0.01f);
+        if (chunked && ECS_CHECK_ACCESS) {
+            CHECK_EQ_INT(r, ECS_ERR_ACCESS);
+            CHECK(strstr(ecs_last_error(w), "chunked") != NULL);
+        } else if (!chunked) {
+            CHECK_EQ_INT(r, ECS_OK);
+            CHECK_EQ_INT(c.rows, 2000);   /* the first loop: everything */
+            ecs_set(w, e[1500], a, &(ch_val){0});
+            CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+            CHECK_EQ_INT(c.rows, 2000 + 976);   /* block 1: rows 1024-1999 */
+            CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+            CHECK_EQ_INT(c.rows, 2000 + 976);
+            CHECK_EQ_INT(c.loops, 3);
+        }
+        ecs_world_free(w);
+    }
+}
+
 void suite_change(void) {
     RUN(sched_change_model);
     RUN(change_snapshot_replay);
     RUN(change_query_loops);
+    RUN(change_query_in_systems);
 }
