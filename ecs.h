@@ -694,9 +694,11 @@ ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. cou
    point's events of its type; (4) the events become readable. (The sync
    point before an EXCLUSIVE system applies commands and resolves handles;
    its events wait for the stage's end.) Delivery order: stage turns as they
-   happen (a step group: step 0's stages, then step 1's...), then system
-   registration, chunk, emission; ecs_world_emit's events come first at the
-   next delivery (between frames: at the start of the next ecs_progress).
+   happen (a step group: step 0's stages, then step 1's...), then the sync
+   points that applied them (one before an EXCLUSIVE system, then the
+   stage's end: as for commands), then system registration, chunk,
+   emission; ecs_world_emit's events come first at the next delivery
+   (between frames: at the start of the next ecs_progress).
    Every reading system sees every event once per run: each run gets, in
    every batch, the same array, the events delivered since its previous run
    (a reader in a later stage sees them the same turn; in the same or an
@@ -6579,7 +6581,7 @@ static void ecs__hash_events(ecs_world *w, ecs__hasher *h, ecs__hash_buf *buf) {
         if (!b->count) continue;
         ecs__hash_feed(h, &b->count, sizeof b->count);
         ecs__hash_feed(h, in->name, strlen(in->name) + 1);
-        for (uint32_t e = 0; e < b->count; e++) ecs__hash_value(w, h, in, b->data + (size_t)e * b->size, buf);
+        for (uint32_t e = 0; b->size && e < b->count; e++) ecs__hash_value(w, h, in, b->data + (size_t)e * b->size, buf);
     }
 }
 
@@ -9241,10 +9243,11 @@ static void ecs__stage_parallel(ecs_world *w, const ecs__stage_graph *sg) {
    chunk order, and delivers their events (>>events): the sync point. The
    one before an EXCLUSIVE system stages their events without delivering
    them (the stage's end does): which events a system of the stage sees then
-   never depends on when it was readied. A failure keeps the rest for the
+   never depends on when it was readied. Events ecs_world_emit queued are
+   staged first at whichever comes first. A failure keeps the rest for the
    next one. */
 static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg, bool deliver) {
-    ecs_commands *waiting = deliver && w->ev.waiting && w->ev.waiting->ev_count && !w->ev.hold ? w->ev.waiting : NULL;
+    ecs_commands *waiting = w->ev.waiting && w->ev.waiting->ev_count && !w->ev.hold ? w->ev.waiting : NULL;
     if (!ecs__load(&w->sched.due) && !waiting && !(deliver && w->ev.staged)) return ECS_OK;   /* nothing
                                                                              recorded: the common frame */
     uint64_t t0 = w->stats.timing ? ecs__now_ns() : 0;

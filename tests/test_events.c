@@ -2037,6 +2037,67 @@ TEST(events_queued_echo_in_snapshots) {
     ecs_world_free(w);
 }
 
+/* Findings of the API fuzzer. (1) Events an observer queued (for the next
+   delivery) come first there, also when that stage stages events at a sync
+   point before an EXCLUSIVE system. (2) Events a sync point before an
+   EXCLUSIVE system applied come before those of the stage's end, whatever
+   the registration order (as commands: sync points as they happen).
+   (3) ecs_world_hash with a queued event of size 0 (no buffer). */
+typedef struct ev_fz { ecs_id ev; int value; int seen[16]; int n; bool echoed; } ev_fz;
+static void ev_fz_emit(ecs_iter *it) {
+    ev_fz *c = it->ctx;
+    CHECK(ecs_emit(it, c->ev, &c->value) == ECS_OK);
+}
+static void ev_fz_nop(ecs_iter *it) { (void)it; }
+static void ev_fz_read(ecs_iter *it) {
+    ev_fz *c = it->ctx;
+    int n;
+    const int *v = ECS_EVENTS(it, int, c->ev, &n);
+    for (int i = 0; i < n && c->n < 16; i++) c->seen[c->n++] = v[i];
+}
+static void ev_fz_echo(ecs_world *w, ecs_id event, const void *payloads, int count, void *ctx) {
+    ev_fz *c = ctx;
+    (void)payloads; (void)count;
+    if (c->echoed) return;
+    c->echoed = true;
+    int echo = 99;
+    CHECK(ecs_world_emit(w, event, &echo) == ECS_OK);
+}
+TEST(events_fuzz_findings) {
+    ecs_world *w = ev_world(1);
+    REQUIRE(w);
+    ecs_id ev = ecs_event(w, "N", sizeof(int), 0);
+    ecs_stage s1 = ecs_stage_add(w, "s1"), s2 = ecs_stage_add(w, "s2");
+    ev_fz c0 = {.ev = ev, .value = 1}, ca = {.ev = ev, .value = 2}, cb = {.ev = ev, .value = 3}, rd = {.ev = ev};
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "E0", .fn = ev_fz_emit, .ctx = &c0, .emits = {ev}}));
+    /* stage s1 runs A, then X (EXCLUSIVE), then B (registered first) */
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "B", .fn = ev_fz_emit, .ctx = &cb, .emits = {ev},
+                                                 .stage = s1, .after = {"X"}}));
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "X", .fn = ev_fz_nop, .stage = s1,
+                                                 .flags = ECS_SYSTEM_EXCLUSIVE}));
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "A", .fn = ev_fz_emit, .ctx = &ca, .emits = {ev},
+                                                 .stage = s1, .before = {"X"}}));
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "R", .fn = ev_fz_read, .ctx = &rd, .reads = {ev},
+                                                 .stage = s2}));
+    REQUIRE(ecs_observe(w, &(ecs_observer_desc){.event = ev, .fn = ev_fz_echo, .ctx = &c0}));
+    CHECK_EQ_INT(ecs_validate(w, NULL), ECS_OK);
+    CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    /* stage 0 delivers 1 (the observer queues 99), stage s1 stages A's 2 at X's sync point, then B's 3 */
+    static const int want[4] = {1, 99, 2, 3};
+    CHECK_EQ_INT(rd.n, 4);
+    for (int i = 0; i < 4 && i < rd.n; i++) CHECKF(rd.seen[i] == want[i], "event %d: %d, want %d", i, rd.seen[i], want[i]);
+    ecs_world_free(w);
+
+    ev_rr z;   /* (3) */
+    w = ev_rr_world(&z, "Ping", 0, ev_rr_emit_zero, ev_rr_count, false);
+    REQUIRE(w);
+    CHECK_EQ_INT(ecs_world_emit(w, z.ev, NULL), ECS_OK);
+    uint64_t h = ecs_world_hash(w);
+    CHECK_EQ_INT(ecs_progress(w, 0.01f), ECS_OK);
+    CHECK(h != 0 && ecs_world_hash(w) != h);
+    ecs_world_free(w);
+}
+
 void suite_events(void) {
     RUN(events_exactly_once);
     RUN(sched_events_order_threads);
@@ -2060,4 +2121,5 @@ void suite_events(void) {
     RUN(events_paused_fixed_step_backlog);
     RUN(events_observer_order_after_unobserve);
     RUN(events_queued_echo_in_snapshots);
+    RUN(events_fuzz_findings);
 }
