@@ -1770,7 +1770,9 @@ typedef struct ecs__system {
     uint32_t ran_chunks;     /* a chunked system's chunks in its latest run (ecs_system_chunks) */
     uint32_t position;       /* in its stage's run order: its tick is the turn's base + this */
     uint32_t changed;        /* its ECS_CHANGED terms (bits) */
-    uint64_t seen;           /* the tick of its latest run (>>change) */
+    bool stamps;             /* has a WRITE term: its batches stamp when stamps are kept */
+    uint64_t seen, since;    /* >>change: the tick of its latest run (set when it is readied);
+                                that of the one before, which the run hands out changes after */
     ecs_term terms[ECS_MAX_TERMS];   /* ECS_FIELD's size check reads these */
 
     /* cold: the declaration */
@@ -3016,6 +3018,7 @@ static void ecs__stamps_all(ecs_world *w) {
     }
 }
 
+static void ecs__system_plain(const ecs_world *w, ecs__system *s);
 /* Turns stamps on (between frames): every table gets them, everything
    counts as changed. ECS_ERR_NOMEM leaves them off. */
 static ecs_result ecs__change_on(ecs_world *w, const char *fn) {
@@ -3028,6 +3031,8 @@ static ecs_result ecs__change_on(ecs_world *w, const char *fn) {
             return ECS__OOM(w, fn);
         }
     ecs__stamps_all(w);
+    for (uint32_t i = 0; i < w->sys.system_count; i++) ecs__system_plain(w, &w->sys.systems[i]);   /* writers
+                                                                              stamp now: not the lean run */
     return ECS_OK;
 }
 
@@ -6676,13 +6681,19 @@ static void ecs__system_declare(const ecs_world *w, ecs__system *s) {
         }
 }
 
+/* Whether s takes the lean inline run: a query, one thread, nothing per run
+   besides its batches (no event windows, no change filter, no stamps). */
+static void ecs__system_plain(const ecs_world *w, ecs__system *s) {
+    s->plain = (uint8_t)(s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) && !s->reads_events &&
+                         !s->changed && !(s->stamps && w->chg.on) ? 1 + !!s->gate : 0);
+}
+
 /* What may skip s in a turn, from its desc and its enabled flag, and
    whether it takes the lean inline run. */
-static void ecs__system_gate(ecs__system *s) {
+static void ecs__system_gate(const ecs_world *w, ecs__system *s) {
     s->gate = (uint8_t)((ecs__load(&s->enabled) ? 0 : ECS__GATE_OFF) | (s->interval > 1 ? ECS__GATE_INTERVAL : 0) |
                         (s->run_if ? ECS__GATE_COND : 0));
-    s->plain = (uint8_t)(s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) && !s->reads_events &&
-                         !s->changed ? 1 + !!s->gate : 0);
+    ecs__system_plain(w, s);
 }
 
 static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
@@ -6786,9 +6797,10 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     s->run_if_ctx = d->run_if_ctx;
     s->interval = d->interval;
     s->changed = q ? q->changed : 0;
+    for (int i = 0; i < terms; i++) s->stamps |= (ecs__term_how(&d->terms[i]) & ECS__TW) != 0;
     memcpy(s->emits, d->emits, sizeof s->emits);
     ecs__store(&s->enabled, 1);
-    ecs__system_gate(s);
+    ecs__system_gate(w, s);
     ecs__system_declare(w, s);
     w->sys.stages[s->stage].dirty = true;
     ecs__map_put(&w->sys.system_names, ecs__hash_bytes(s->name, strlen(s->name)), w->sys.system_count);
@@ -8579,6 +8591,7 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
     s->runs++;
     s->last_frame = w->sched.frame + 1;   /* 0: never ran */
     if (s->reads_events) ecs__windows_take(w, s);   /* (not before: without buffers it does not run) */
+    if (s->changed) { s->since = s->seen; s->seen = w->chg.base + s->position; }   /* (a readied system runs) */
     return true;
 }
 
@@ -8687,27 +8700,24 @@ ECS__HOT void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__
         s->fn(it);
         held->lock--;
         w->sched.excl_table = ECS__NONE;
-    } else if (w->check_reads) {
-        ecs__call_checked(w, s, it);
-    } else {
-        s->fn(it);
+        return;
     }
-    if (ECS__UNLIKELY(w->chg.on)) ecs__stamp_batch(s->terms, s->term_count, m, row, n, w->chg.base + s->position, it);
+    if (w->check_reads) ecs__call_checked(w, s, it);
+    else s->fn(it);
 }
 
 /* Rows [row, row + n) of m's table for s, as batches: all of them, or for
    a system with ECS_CHANGED terms the runs of blocks changed since its
-   previous run (a chunk's batches keep its chunk index as it->batch). */
+   previous run (a chunk's batches keep its chunk index as it->batch); each
+   stamps what it wrote when stamps are kept (the lean run's systems, which
+   never come here, write nothing that is stamped: ecs__system_plain). */
 ECS__HOT void ecs__call_rows(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__match *m, uint32_t row,
                              uint32_t n, ecs_iter *it) {
     const bool chunked = s->chunk_size > 0;
-    if (!s->changed) {
-        ecs__call(w, tc, s, m, row, n, it);
-        it->batch += !chunked;
-        return;
-    }
-    for (uint32_t end = row + n, got; (got = ecs__changed_run(m, s->changed, s->seen, &row, end)) != 0; row += got) {
+    for (uint32_t end = row + n, got = n; s->changed ? (got = ecs__changed_run(m, s->changed, s->since, &row, end)) != 0
+                                                     : row < end; row += got) {
         ecs__call(w, tc, s, m, row, got, it);
+        if (ECS__UNLIKELY(w->chg.on)) ecs__stamp_batch(s->terms, s->term_count, m, row, got, w->chg.base + s->position, it);
         it->batch += !chunked;
     }
 }
@@ -8744,6 +8754,7 @@ ECS__HOT void ecs__iter_start(ecs_world *w, const ecs__tctx *tc, const ecs__syst
     it->priv.table = NULL;
     it->priv.cursor = 0;
     it->priv.locks = 0;
+    it->priv.skip = 0;
 }
 
 /* Runs one task: a whole system, or chunk `chunk` of a chunked one. When
@@ -8789,7 +8800,6 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
    events, they are due at the next sync point, which skips systems with
    nothing to apply. */
 ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
-    if (s->changed && chunks) s->seen = w->chg.base + s->position;   /* what it was handed, it saw */
     for (uint32_t b = 0; b < chunks; b++)
         if (s->bufs[b].count | s->bufs[b].ev_count) {
             s->ran = true;
@@ -9021,6 +9031,7 @@ static void ecs__exclusive(ecs_world *w, uint32_t si) {
         if (r != ECS_ERR_NOMEM) ecs__msg_set(w, &w->sched.fail_msg, "%s", ecs__msg_text(&w->error));
         ecs__frame_fail(w, r);
         s->chunks = 0;
+        if (!ask && s->changed) s->seen = s->since;   /* readied, but it does not run (>>change) */
     } else if (ask && (!ecs__ask(w, &w->sched.tctx[0], s, si) || !ecs__prepare(w, s))) {
         s->chunks = 0;   /* skipped */
     } else {
@@ -9396,7 +9407,7 @@ static void ecs__stage_switches(ecs_world *w, uint32_t st) {
     sd->off = 0;
     for (uint32_t k = 0; k < sg->count; k++) {
         ecs__system *s = &w->sys.systems[w->graph.reg[sg->first + k]];
-        ecs__system_gate(s);
+        ecs__system_gate(w, s);
         sd->off += (s->gate & ECS__GATE_OFF) != 0;
     }
 }
