@@ -1832,9 +1832,9 @@ static void ev_base(EvHit *buf, EvHit *log, const uint32_t *v, double *emit_ns, 
 
 static void bench_events_emit_read(bench_row *emit, bench_row *read, int how) {
     static const char *const name_emit[] = {
-        "events: emit 1M 16-byte events in a system, ecs_emit (per event)",
-        "events: the same, filled in place with ECS_EMIT (per event)",
-        "events: the same, with an ecs_emitter (per event)"};
+        "events: the same with ecs_emit (per event)",
+        "events: the same with ECS_EMIT, filled in place (per event)",
+        "events: emit 1M 16-byte events in a system, ecs_emitter (per event)"};
     static const char name_read[] = "events: deliver + read 1M, 4 readers (per event per reader)";
     ev_ctx c;
     ev_world(&c, EV_N, EV_READERS, false);
@@ -1867,8 +1867,8 @@ static double ev_pipe_entities(void *ctx) {
 }
 static double ev_pipe_events(void *ctx) { return ev_frames(&((ev_pair *)ctx)->events, EV_DEATH_FRAMES, "death pipeline"); }
 static bench_row bench_events_pipeline(int how) {
-    bench_row r = {how == EV_EMITTER ? "events: death pipeline, ecs_emitter, per death (vs entities + destroy_with)"
-                                     : "events: the same, ecs_emit, per death (vs entities + destroy_with)",
+    bench_row r = {how == EV_EMITTER ? "events: death pipeline, emitter, per death (vs entities)"
+                                     : "events: the same with ecs_emit, per death (vs entities)",
                    0, 0, how == EV_EMITTER ? 0.1 : -1, true};
     ev_pair *p = malloc(sizeof *p);
     NEED(p, "out of memory");
