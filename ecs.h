@@ -5615,7 +5615,9 @@ static bool ecs__stamps_take(ecs_world *w, ecs_snapshot *s) {
     for (uint32_t i = 0; i < w->sys.system_count; i++) s->seen[i] = w->sys.systems[i].seen;
     for (uint32_t q = 0; q < w->qry.query_count; q++) {
         const ecs_query *qq = w->qry.queries[q];
-        if (qq->changed | qq->tracked) s->marks[s->mark_count++] = (ecs__snap_seen){qq->serial, qq->seen};
+        if (!(qq->changed | qq->tracked)) continue;
+        s->marks[s->mark_count].serial = qq->serial;
+        s->marks[s->mark_count++].seen = qq->seen;
     }
     for (uint32_t i = 0; i < s->table_count; i++) {
         const ecs__table *t = w->tab.tables[i];
