@@ -19,6 +19,40 @@
    logged with its result; after the frame the model replays the frame and
    compares batch by batch, call by call, then compares the whole world.
 
+   Events. Event types (ecs_event, ecs_event_init with entity fields) share
+   the id and name space. Systems declare emits, event types in reads and
+   an interval; per batch they emit 0..3 events and/or one per row, each
+   through ecs_emit, ecs_emit_new or the batch's emitter (chosen from the
+   batch: emitter runs interleave with the other paths), payloads made from
+   the batch (entity fields: a row, a pending handle of the batch's buffer,
+   one that resolves to nothing); readers log per type the count, a hash of
+   the payloads and the array of each batch. The model keeps each type's
+   log, every reader's window (a run takes what was delivered since its last
+   run; disabled or in a disabled stage: dropped; skipped by its interval:
+   kept, ECS_EVENT_BACKLOG (24 here) per skipped turn, the rest counted in
+   events_dropped), and the buffers' events until a sync point stages them
+   (ecs_world_emit's queue first, then the systems that ran, in
+   registration, chunk and emission order; pending handles in entity fields
+   resolved as the buffer's commands made them): the one before an
+   EXCLUSIVE system and the stage's end (if the stage has an enabled
+   system), which delivers what its turn staged in that order, calling the
+   observers in registration order once per type (their log checked: count,
+   payloads; their echoes, ecs_world_emit from inside, queue for the next
+   sync point). The first leftover sync point of ecs_progress delivers the
+   queue. Misuse: emit of a type not in emits and
+   ecs_events of one not in reads or with the wrong size (ECS_ERR_ACCESS, the
+   frame reports it), non-event ids, NULL payloads, wrong sizes, ecs_world_emit
+   inside a system (ECS_ERR_BUSY), emits with an iterator that is no
+   system's; event ids in terms, writes, queries, entities, observer lists.
+   Validation's ECS_NOTE_EVENT_NEXT_FRAME notes are checked (all of them,
+   for a valid graph). Between ops, white-box: each log's delivered events
+   and payloads, the queue, every window and the stage turns; a snapshot
+   round trip around a queued event, and ecs_world_hash moving with the
+   queue. The first event type comes from op_register's escape byte (values
+   no input committed before events used), and only then do the event ops
+   exist and system descs read their event bytes: inputs without events
+   decode as before.
+
    Allocation failures are injected by the input (the Nth allocation from
    now, or every allocation from then on). A failed call must return
    ECS_ERR_NOMEM (or 0/NULL) and leave the world as the model has it. Where a
@@ -29,19 +63,33 @@
    inside frames of a 2-thread world (the order of allocations across
    threads is not deterministic).
 
+   An emit that fails for lack of memory (ECS_ERR_NOMEM or NULL) adds no
+   event and stops the frame at its next sync point, which still delivers:
+   the model checks the library delivered all of that point's events or
+   none (never part), and follows it when it delivered all.
+
    White-box peeks (the implementation is compiled in here): the number and
    id sets of the tables (after a failed call that may have made one, and to
-   check that the model made the same tables), and the applied count of a
-   command buffer whose apply stopped on ECS_ERR_NOMEM.
+   check that the model made the same tables), the applied count of a
+   command buffer whose apply stopped on ECS_ERR_NOMEM, the event logs,
+   queue and windows (checked between ops; after a frame that stopped on a
+   failed allocation the readers' places and stage turns are taken from the
+   library, which systems it reached then not being modelled).
 
    Not modelled (the input ends early, "bail"): more entity slots, tables or
    batches than the model's fixed arrays hold; two EXCLUSIVE systems that
    are independent_of partners; an allocation failure inside a frame at a
    point the model cannot see afterwards (an apply inside an exclusive
    system's ecs_defer_end or open defer block; an immediate call that may
-   have made a table). Systems that are independent_of partners only look
-   (no writes, no commands): conflicting partners run in either order.
-   Lifecycle hooks (ecs_component_init) are not used.
+   have made a table); a sync point of such a frame that staged events
+   without delivering them, or kept a stage's events for the next frame (the
+   model does not carry events over frames); more unread events than
+   FZ_EV_KEEP. Systems that are independent_of partners only look (no
+   writes, no commands, no emits; they read events): conflicting partners
+   run in either order. Lifecycle hooks (ecs_component_init) are not used;
+   nor are run_if, fixed-step stages and step groups, save files, serialize
+   hooks of event types, observers' reads/writes access (they only log and
+   echo), restoring a snapshot other than the one just taken.
 
    Any mismatch prints what differed and abort()s.
    Build: see tests/fuzz.mk. -DFUZZ_REPLAY_MAIN adds a main() that runs files
@@ -56,6 +104,7 @@
 #define ECS_IMPLEMENTATION
 #define ECS_PARALLEL_MIN_NS 0     /* a 2-thread world always runs stages in parallel */
 #define ECS_SPIN_NS 2000          /* idle workers sleep soon: fuzzing is single-core work */
+#define ECS_EVENT_BACKLOG 24      /* small: skipped readers drop events (and count them) */
 #include "../ecs.h"
 
 #if !ECS_CHECK_ACCESS
@@ -85,8 +134,15 @@
 #define FZ_LOG_ENTS 8192      /* batches logged per frame */
 #define FZ_LOG_POOL (1 << 17) /* handles and results logged per frame */
 #define FZ_MAXRES 4096        /* results of one batch */
+#define FZ_MAXEV 4            /* event types (ids too: they count in FZ_MAXI) */
+#define FZ_MAXOBS 6           /* observers registered */
+#define FZ_OLOG 4096          /* observer calls logged per frame */
+#define FZ_EV_KEEP (1 << 16)  /* delivered events of a type the model keeps */
+#define FZ_EV_ESC 226         /* op_register's first byte 226..233: an event type instead (values
+                                 no input committed before events used: those replay as before) */
 
 static const uint32_t fz_sizes[7] = {0, 1, 3, 7, 12, 24, 100};
+static const uint32_t fz_ev_sizes[8] = {0, 4, 8, 12, 16, 24, 3, 100};   /* (payload copies by word) */
 static const uint32_t fz_aligns[7] = {0, 1, 2, 4, 8, 16, 64};
 static const char *const fz_names[16] = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7",
                                          "c8", "c9", "c10", "c11", "r0", "r1", "r2", "r3"};
@@ -119,7 +175,13 @@ typedef struct fz_model {
     unsigned char val[FZ_MAXSLOT][FZ_VSTRIDE];
 } fz_model;
 
-typedef struct fz_idinfo { ecs_id lib; uint32_t size, align, voff; int res, name; } fz_idinfo;
+typedef struct fz_idinfo {
+    ecs_id lib;
+    uint32_t size, align, voff;
+    int res, name;
+    int ev, nfield;           /* an event type; its entity fields (offsets) */
+    uint32_t field[2];
+} fz_idinfo;
 
 enum { C_CREATE, C_DESTROY, C_ADD, C_REMOVE, C_SET, C_PARENT };
 typedef struct fz_cmd {
@@ -130,6 +192,8 @@ typedef struct fz_cmd {
     ecs_entity parent;        /* C_PARENT: the parent (a handle, a pending handle, or 0) */
     unsigned char v[100];
 } fz_cmd;
+/* An event emitted and not yet delivered: its type (model id) and payload. */
+typedef struct fz_ev { int k; unsigned char v[100]; } fz_ev;
 typedef struct fz_list {
     fz_cmd *c;
     int n, cap, applied;
@@ -137,6 +201,12 @@ typedef struct fz_list {
     ecs_entity created[FZ_MAXPEND];
     uint64_t serial;          /* of its pending handles since the last clear; 0 unknown */
     uint64_t old_serial;      /* the one before (its handles are stale now) */
+    /* events emitted into the buffer (a system's chunk; ecs_world_emit's queue), in emission order */
+    fz_ev *ev;
+    int nev, evcap;
+    int captured;             /* its commands were applied since they were emitted: */
+    uint64_t cap_serial;      /*   the serial and the pending creates then, which */
+    int cap_npend;            /*   resolve pending handles in entity fields */
 } fz_list;
 
 typedef struct fz_query {
@@ -160,7 +230,7 @@ typedef struct fz_sys {
     int nt;
     ecs_term terms[4];        /* as registered (valid) */
     int nr, nw;
-    ecs_id reads[2], writes[2];
+    ecs_id reads[4], writes[2];   /* reads: 2 of any id, then up to 2 event types (event inputs) */
     int ndep[3], dep[3][2];   /* after, before, independent_of: fz_snames indices */
     int stage;
     uint32_t flags;
@@ -179,9 +249,44 @@ typedef struct fz_sys {
     fz_list *buf;             /* per chunk */
     uint64_t runs;
     uint64_t *serial_seen;    /* per chunk: the last pending serial seen */
+    /* events (read from the input only once an event type exists) */
+    int nem;
+    ecs_id emits[2];
+    int interval;
+    uint32_t evb;             /* E_* bits */
+    uint32_t rdmask;          /* event types (model ids) it reads: a window on each */
+    uint64_t cur[FZ_MAXI];    /* the model's windows: the next event not seen, */
+    uint64_t lo[FZ_MAXI], hi[FZ_MAXI];   /* and this run's [lo, hi) */
+    uint64_t dropped;         /* events_dropped */
+    uint64_t runptr[FZ_MAXI]; /* the array this run's first batch saw, per type */
+    uint32_t runptr_set;
+    /* an unchunked system's emitters: kept from an earlier frame (the library's side), which
+       types it has got one of (model: ever, and this frame; library: this frame) */
+    ecs_emitter *kept[FZ_MAXI];
+    uint32_t m_kept, m_got, lib_got;
 } fz_sys;
 
 typedef struct fz_res { uint64_t v; uint8_t inj; } fz_res;
+/* event behaviour bits of a system callback */
+enum { E_EMIT = 1, E_ROWS = 2, E_READ = 4, E_BAD = 8 };
+typedef struct fz_evlog {     /* a type's delivered events: [base, end) kept */
+    unsigned char *data;
+    uint64_t base, end;
+    uint64_t cap;
+} fz_evlog;
+typedef struct fz_obs {
+    ecs_observer lib;
+    int k, echo;              /* its type; the type it echoes with ecs_world_emit, or -1 */
+    int skip_resim, removed;
+    uint64_t seed;
+} fz_obs;
+typedef struct fz_ologent {   /* an observer call (thread 0, at a sync point) */
+    int o, count;
+    ecs_id ev;
+    uint64_t hash;
+    int echo, echo_inj;
+    uint64_t echo_r;
+} fz_ologent;
 typedef struct fz_logent {
     int sys, chunk, thread, count, seq;
     uint32_t ent_off, res_off, res_n;
@@ -203,6 +308,16 @@ typedef struct fz_state {
     int threads, order, check_reads;
     fz_alloc al;
     ecs_query *all;
+    /* events (the model's): types, logs, ecs_world_emit's queue, observers,
+       stage turns (interval); zeroed with the scalars */
+    int nev;
+    fz_evlog evl[FZ_MAXI];    /* per model id (event types only) */
+    fz_list waiting;          /* ecs_world_emit's events, for the next sync point */
+    fz_list staged;           /* events the sync points of this stage turn staged, in delivery order */
+    int nobs, resim;
+    fz_obs obs[FZ_MAXOBS];
+    uint64_t turns[8];
+    int olog_n, olog_i;       /* observer calls logged this frame; the model's place */
     /* model */
     fz_model m;
     int nids;
@@ -236,6 +351,7 @@ typedef struct fz_state {
     ecs_entity log_ents[FZ_LOG_POOL];
     fz_res log_res[FZ_LOG_POOL];
     float dt;
+    fz_ologent olog[FZ_OLOG];
 } fz_state;
 
 static fz_state G;
@@ -243,11 +359,14 @@ static fz_state G;
 /* FUZZ_STATS=1: counts of what the inputs reached, printed at exit */
 enum { ST_INPUTS, ST_OPS, ST_FRAMES, ST_FRAME_OK, ST_BATCHES, ST_EXCL_BATCHES, ST_CHUNK_BATCHES, ST_CALLS,
        ST_PREFIX, ST_PREFIX_FRAME, ST_NOMEM, ST_BAIL, ST_SYNC_CMDS, ST_DEFER_CMDS, ST_BUSY, ST_INVALID,
-       ST_ACCESS, ST_PARALLEL, ST_ITER_BATCHES, ST_COUNT };
+       ST_ACCESS, ST_PARALLEL, ST_ITER_BATCHES, ST_EV_INPUTS, ST_EV_EMITTED, ST_EV_DELIVERED, ST_EV_READS,
+       ST_EV_DROPPED, ST_OBS_CALLS, ST_EV_WORLD, ST_EV_RESOLVED, ST_EV_OOM_DELIVERED, ST_COUNT };
 static const char *const fz_stat_names[ST_COUNT] = {"inputs", "ops", "frames", "frames ok", "batches",
     "exclusive batches", "chunk batches", "callback calls", "prefix searches", "prefix searches in frames",
     "NOMEM results", "bails", "commands applied at sync points", "defer commands applied", "BUSY results",
-    "invalid graphs", "ACCESS frames", "2-thread frames with systems", "query batches"};
+    "invalid graphs", "ACCESS frames", "2-thread frames with systems", "query batches", "inputs with events",
+    "events emitted (model)", "events delivered", "event reads with events", "events dropped (backlog)",
+    "observer calls", "ecs_world_emit events", "entity fields resolved", "deliveries in OOM frames"};
 static long fz_stats[ST_COUNT];
 static void fz_stats_print(void) {
     for (int i = 0; i < ST_COUNT; i++) fprintf(stderr, "  %-34s %ld\n", fz_stat_names[i], fz_stats[i]);
@@ -340,7 +459,8 @@ static uint64_t fz_fnv64(uint64_t h, uint64_t v) { return fz_fnv(h, &v, sizeof v
 
 static ecs_entity fz_handle(uint32_t slot, uint32_t gen) { return (uint64_t)gen << 32 | slot; }
 static int fz_kid(ecs_id id) { return id >= 1 && (int)id <= G.nids ? (int)id - 1 : -1; }   /* model id */
-static int fz_is_comp(ecs_id id) { int k = fz_kid(id); return k >= 0 && !G.ids[k].res; }
+static int fz_is_comp(ecs_id id) { int k = fz_kid(id); return k >= 0 && !G.ids[k].res && !G.ids[k].ev; }
+static int fz_is_ev(ecs_id id) { int k = fz_kid(id); return k >= 0 && G.ids[k].ev; }
 static uint32_t fz_size(int k) { return G.ids[k].size; }
 
 /* ---- model: entities and tables ------------------------------------------ */
@@ -541,7 +661,7 @@ static fz_cmd *l_push(fz_list *L, int op, int k, int pend, ecs_entity h, const v
     if (v && k >= 0 && fz_size(k)) memcpy(c->v, v, fz_size(k));
     return c;
 }
-static void l_free(fz_list *L) { free(L->c); memset(L, 0, sizeof *L); }
+static void l_free(fz_list *L) { free(L->c); free(L->ev); memset(L, 0, sizeof *L); }
 
 /* Applies one command; ECS_OK (done or dropped) or ECS_ERR_BUSY (nothing done). */
 static int m_apply_cmd(fz_model *m, fz_list *L, const fz_cmd *c) {
@@ -595,7 +715,7 @@ static uint32_t lib_table_mask(int t) {
     uint32_t mask = 0;
     for (uint32_t i = 0; i < tb->id_count; i++) {
         int k = fz_kid(tb->ids[i]);
-        FZ_CHECK(k >= 0 && !G.ids[k].res, "table %d holds id %u, which is no component", t, tb->ids[i]);
+        FZ_CHECK(k >= 0 && !G.ids[k].res && !G.ids[k].ev, "table %d holds id %u, which is no component", t, tb->ids[i]);
         mask |= 1u << k;
     }
     return mask;
@@ -663,6 +783,72 @@ static void fz_check_counts(void) {
     FZ_CHECK(d == G.m.dropped, "ecs_commands_dropped = %zu, model %zu", d, G.m.dropped);
     fz_check_tables();
 }
+/* White-box, between frames: each event type's log (delivered, nothing
+   staged, the payloads the model still holds), ecs_world_emit's queue, the
+   readers' windows and events_dropped, the stage turns (intervals count
+   them). */
+static void fz_check_events(void) {
+    if (!G.nev) return;
+    ecs_world *w = G.w;
+    for (int k = 0; k < G.nids; k++) {
+        if (!G.ids[k].ev) continue;
+        const ecs__idinfo *in = &w->reg.ids[G.ids[k].lib];
+        FZ_CHECK(in->event >= 1 && in->event <= w->ev.log_count, "event type %d has no log", k);
+        const ecs__evlog *L = &w->ev.logs[in->event - 1];
+        const fz_evlog *E = &G.evl[k];
+        uint32_t size = fz_size(k);
+        FZ_CHECK(L->end == E->end, "event type %d: %llu delivered, the model %llu", k, (unsigned long long)L->end,
+                 (unsigned long long)E->end);
+        FZ_CHECK(L->base + L->count == L->end && L->base <= L->end, "event type %d: %llu events staged between frames",
+                 k, (unsigned long long)(L->base + L->count - L->end));
+        uint64_t from = L->base > E->base ? L->base : E->base;
+        if (size && from < E->end)
+            FZ_CHECK(!memcmp(L->data + (size_t)(from - L->base) * size, E->data + (size_t)(from - E->base) * size,
+                             (size_t)(E->end - from) * size),
+                     "event type %d: the delivered payloads (events %llu..%llu) differ from the model", k,
+                     (unsigned long long)from, (unsigned long long)E->end);
+        const ecs_commands *q = w->ev.waiting;
+        uint32_t n = 0;
+        const unsigned char *data = NULL;
+        for (uint32_t b = 0; q && b < q->evb_count; b++)
+            if (q->evb[b].id == G.ids[k].lib) { n = q->evb[b].count; data = q->evb[b].data; }
+        uint32_t mn = 0;
+        for (int i = 0; i < G.waiting.nev; i++) {
+            if (G.waiting.ev[i].k != k) continue;
+            if (size && mn < n)
+                FZ_CHECK(!memcmp(data + (size_t)mn * size, G.waiting.ev[i].v, size), "ecs_world_emit's queue: event %u "
+                         "of type %d differs from the model", mn, k);
+            mn++;
+        }
+        FZ_CHECK(n == mn, "ecs_world_emit's queue holds %u events of type %d, the model %u", n, k, mn);
+    }
+    for (int s = 0; s < G.nsys; s++) {
+        const fz_sys *S = &G.sys[s];
+        const ecs__system *ls = &w->sys.systems[S->lib - 1];
+        uint64_t dropped = 0;
+        uint32_t types = 0;
+        for (uint32_t i = 0; i < ls->win_count; i++) {
+            const ecs__window *win = &ls->win[i];
+            int k = fz_kid(w->ev.logs[win->log].id);
+            FZ_CHECK(k >= 0 && (S->rdmask >> k & 1) && !(types >> k & 1), "system %d has a window on log %u", s + 1,
+                     win->log);
+            types |= 1u << k;
+            FZ_CHECK(win->cursor == S->cur[k] && win->lo == win->cursor && win->hi == win->cursor,
+                     "system %d, event type %d: the window is at %llu (run %llu..%llu), the model at %llu", s + 1, k,
+                     (unsigned long long)win->cursor, (unsigned long long)win->lo, (unsigned long long)win->hi,
+                     (unsigned long long)S->cur[k]);
+            dropped += win->dropped;
+        }
+        FZ_CHECK(types == S->rdmask, "system %d reads event types %#x, the model %#x", s + 1, types, S->rdmask);
+        ecs_system_stats ss;
+        FZ_CHECK(ecs_system_stats_get(w, S->lib, &ss) == ECS_OK && ss.events_dropped == dropped &&
+                 dropped == S->dropped, "system %d: %llu events dropped (windows %llu), the model %llu", s + 1,
+                 (unsigned long long)ss.events_dropped, (unsigned long long)dropped, (unsigned long long)S->dropped);
+    }
+    for (int st = 0; st < G.nstages; st++)
+        FZ_CHECK(w->sys.stages[st].turns == G.turns[st], "stage %d took %llu turns, the model %llu", st,
+                 (unsigned long long)w->sys.stages[st].turns, (unsigned long long)G.turns[st]);
+}
 /* The whole world: every entity in iteration order, every id, every value. */
 static void fz_check_world(void) {
     fz_check_counts();
@@ -691,6 +877,7 @@ static void fz_check_world(void) {
         if (rc->gen > 1) fz_check_dead(fz_handle(s, rc->gen - 1));
     }
     fz_check_resources();
+    fz_check_events();
     G.ops_since_check = 0;
 }
 
@@ -739,7 +926,7 @@ static ecs_id fz_pick_comp(void) {
     unsigned start = fz_u8();
     for (int i = 0; i < G.nids; i++) {
         int k = (int)((start + (unsigned)i) % (unsigned)G.nids);
-        if (!G.ids[k].res) return G.ids[k].lib;
+        if (!G.ids[k].res && !G.ids[k].ev) return G.ids[k].lib;
     }
     return fz_pick_id();
 }
@@ -848,8 +1035,11 @@ static int m_target(ecs_entity e) {
 }
 
 /* ---- registration -------------------------------------------------------- */
+static void op_event(unsigned how);
 static void op_register(int resource) {
-    unsigned nb = fz_u8() % 18, sb = fz_u8(), ab = fz_u8();
+    unsigned nraw = fz_u8();
+    if (nraw >= FZ_EV_ESC && nraw < FZ_EV_ESC + 8) { op_event(nraw - FZ_EV_ESC); return; }
+    unsigned nb = nraw % 18, sb = fz_u8(), ab = fz_u8();
     const char *name = nb < 16 ? fz_names[nb] : nb == 16 ? "" : NULL;
     size_t size = sb == 255 ? (size_t)1 << 31 : fz_sizes[sb % 7];
     size_t align = fz_aligns[ab % 7];
@@ -868,7 +1058,7 @@ static void op_register(int resource) {
         int found = -1;
         for (int k = 0; k < G.nids; k++) if (G.ids[k].name == (int)nb) found = k;
         if (found >= 0) {
-            if (G.ids[found].res == resource && G.ids[found].size == size) want = G.ids[found].lib;
+            if (G.ids[found].res == resource && !G.ids[found].ev && G.ids[found].size == size) want = G.ids[found].lib;
         } else {
             if (G.nids == FZ_MAXI) return;   /* beyond the model */
             want_new = 1;
@@ -884,6 +1074,7 @@ static void op_register(int resource) {
     if (!id) { FZ_CHECK(ecs_last_error(G.w)[0], "a refused registration without an error line"); return; }
     if (!want_new) return;
     fz_idinfo *in = &G.ids[G.nids];
+    memset(in, 0, sizeof *in);
     in->lib = id; in->size = (uint32_t)size; in->align = (uint32_t)a; in->res = resource; in->name = (int)nb;
     in->voff = G.vsize;
     if (!resource) G.vsize += (uint32_t)size;
@@ -1092,6 +1283,266 @@ static void op_resource(void) {
     if (how & 1) {
         fz_fill(p, fz_size(k), how + 1000 * (uint64_t)G.op);
         memcpy(G.resval[k], p, fz_size(k));
+    }
+}
+
+/* ---- events: the model's queues; registration, ecs_world_emit, observers - */
+static void m_ev_push(fz_list *L, int k, const unsigned char *v) {   /* an event into a buffer */
+    if (L->nev == L->evcap) {
+        L->evcap = L->evcap ? L->evcap * 2 : 16;
+        L->ev = (fz_ev *)realloc(L->ev, (size_t)L->evcap * sizeof *L->ev);
+        if (!L->ev) { fprintf(stderr, "fuzz_api: out of memory\n"); abort(); }
+    }
+    fz_ev *e = &L->ev[L->nev++];
+    e->k = k;
+    if (fz_size(k)) memcpy(e->v, v, fz_size(k));
+}
+/* An event type if there is one (else any id). */
+static ecs_id fz_pick_event(void) {
+    unsigned x = fz_u8();
+    if (!G.nev) return fz_pick_id();
+    for (int k = 0, i = (int)(x % (unsigned)G.nev); k < G.nids; k++)
+        if (G.ids[k].ev && i-- == 0) return G.ids[k].lib;
+    return 0;
+}
+static int fz_emits(const fz_sys *S, int k) {   /* k (a model id) is in its emits */
+    for (int i = 0; i < S->nem; i++) if (fz_kid(S->emits[i]) == k) return 1;
+    return 0;
+}
+/* The payload of an event: bytes from seed, then h in each entity field. */
+static void fz_ev_fill(unsigned char *v, int k, uint64_t seed, ecs_entity h) {
+    fz_fill(v, fz_size(k), seed);
+    for (int f = 0; f < G.ids[k].nfield; f++) memcpy(v + G.ids[k].field[f], &h, sizeof h);
+}
+
+/* An event type: ecs_event, or ecs_event_init with entity fields (in bounds
+   or not, a count out of range). Names are shared with components and
+   resources. */
+static void op_event(unsigned how) {
+    unsigned nb = fz_u8() % 18, sb = fz_u8(), ab = fz_u8(), fb = fz_u8();
+    const char *name = nb < 16 ? fz_names[nb] : nb == 16 ? "" : NULL;
+    size_t size = sb == 255 ? (size_t)1 << 31 : fz_ev_sizes[sb % 8];
+    size_t align = fz_aligns[ab % 7];
+    ecs_event_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name; d.size = size; d.align = align;
+    int nf = fb == 0xFF ? -1 : fb == 0xFE ? ECS_MAX_ENTITY_FIELDS + 1 : (int)(fb % 3);
+    for (int i = 0; i < nf && i < 2; i++) {
+        unsigned o = fb >> (2 + 2 * i) & 3;   /* 0, 4, 8, or the last 8 bytes */
+        d.entity_fields[i] = o < 3 ? o * 4 : size >= 8 ? size - 8 : 0;
+    }
+    d.entity_field_count = nf;
+    int use_short = !(how & 1) && nf == 0;
+    /* the model's answer */
+    int ok = name && *name && size <= INT32_MAX && nf >= 0 && nf <= ECS_MAX_ENTITY_FIELDS, want_new = 0;
+    for (int i = 0; ok && i < nf; i++)
+        if (d.entity_fields[i] > size || size - d.entity_fields[i] < sizeof(ecs_entity)) ok = 0;
+    size_t a = align;
+    if (ok && size == 0) a = 0;
+    else if (ok && a == 0) for (a = 1; a < 16 && size % (a * 2) == 0; a *= 2) {}
+    if (ok && size && ((a & (a - 1)) || a > 64 || size % a)) ok = 0;
+    ecs_id want = 0;
+    if (ok) {
+        int found = -1;
+        for (int k = 0; k < G.nids; k++) if (G.ids[k].name == (int)nb) found = k;
+        if (found >= 0) {
+            const fz_idinfo *in = &G.ids[found];
+            int same = in->ev && in->size == size && in->nfield == nf;
+            for (int i = 0; same && i < nf; i++) same = in->field[i] == d.entity_fields[i];
+            if (same) want = in->lib;
+        } else {
+            if (G.nids == FZ_MAXI || G.nev == FZ_MAXEV) return;   /* beyond the model */
+            want_new = 1;
+            want = (ecs_id)G.nids + 1;
+        }
+    }
+    long inj0 = fz_injected();
+    ecs_id id = use_short ? ecs_event(G.w, name, size, align) : ecs_event_init(G.w, &d);
+    if (!id && want_new) { fz_nomem(inj0, "ecs_event_init"); return; }
+    FZ_CHECK(id == want, "%s(\"%s\", %zu, %zu, %d entity fields) = %u, the model says %u", use_short ? "ecs_event" :
+             "ecs_event_init", name ? name : "(null)", size, align, nf, id, want);
+    if (!id) { FZ_CHECK(ecs_last_error(G.w)[0], "a refused event type without an error line"); return; }
+    if (!want_new) return;
+    fz_idinfo *in = &G.ids[G.nids];
+    memset(in, 0, sizeof *in);
+    in->lib = id; in->size = (uint32_t)size; in->align = (uint32_t)a; in->name = (int)nb; in->ev = 1;
+    in->voff = 0;
+    in->nfield = nf;
+    for (int i = 0; i < nf; i++) in->field[i] = (uint32_t)d.entity_fields[i];
+    G.nids++;
+    if (G.nev++ == 0) FZ_STAT(ST_EV_INPUTS);
+    FZ_CHECK(ecs_id_count(G.w) == (ecs_id)G.nids, "ecs_id_count = %u, model %d", ecs_id_count(G.w), G.nids);
+    FZ_CHECK(ecs_lookup(G.w, name) == id, "ecs_lookup(\"%s\") = %u, want %u", name, ecs_lookup(G.w, name), id);
+    FZ_CHECK(ecs_id_size(G.w, id) == size, "ecs_id_size of an event type");
+    FZ_CHECK(ecs_id_name(G.w, id) && !strcmp(ecs_id_name(G.w, id), name), "ecs_id_name of an event type");
+}
+
+/* A snapshot taken, one more event queued, the snapshot restored: the
+   queue (and the rest: unread events, readers' places) as it was, hash
+   included. Busy in defer mode or with a query loop open. */
+static void fz_snapshot_round_trip(ecs_id id, const unsigned char *v) {
+    int busy = G.defer_depth > 0;
+    for (int i = 0; i < FZ_MAXIT; i++) busy |= G.its[i].active;
+    if (l_left(&G.defer)) return;      /* leftover commands (a failed apply): not modelled */
+    for (int s = 0; s < G.nsys; s++)
+        for (int b = 0; b < G.sys[s].nbuf; b++) if (l_left(&G.sys[s].buf[b])) return;
+    fz_pause();
+    uint64_t h0 = busy ? 0 : ecs_world_hash(G.w);
+    fz_resume();
+    long inj0 = fz_injected();
+    ecs_snapshot *snap = ecs_snapshot_take(G.w);
+    if (busy) {
+        FZ_CHECK(!snap, "ecs_snapshot_take in defer mode or with a query loop open");
+        fz_expect(ECS_ERR_BUSY, ECS_ERR_BUSY, "ecs_snapshot_take");
+        return;
+    }
+    if (!snap) { fz_nomem(inj0, "ecs_snapshot_take"); return; }
+    int nw = G.waiting.nev;
+    if (fz_is_ev(id)) {
+        inj0 = fz_injected();
+        ecs_result r = ecs_world_emit(G.w, id, v);
+        if (r == ECS_ERR_NOMEM) fz_nomem(inj0, "ecs_world_emit");
+        else { fz_expect(r, ECS_OK, "ecs_world_emit"); m_ev_push(&G.waiting, fz_kid(id), v); }
+    }
+    inj0 = fz_injected();
+    ecs_result r = ecs_snapshot_restore(G.w, snap);
+    ecs_snapshot_free(snap);
+    if (r == ECS_ERR_NOMEM) { fz_nomem(inj0, "ecs_snapshot_restore"); return; }
+    fz_expect(r, ECS_OK, "ecs_snapshot_restore");
+    G.waiting.nev = nw;
+    for (int k = 0; k < G.nids; k++) {   /* a type no system reads restarts its (internal) numbering */
+        int read = 0;
+        for (int s = 0; s < G.nsys; s++) read |= (int)(G.sys[s].rdmask >> k & 1);
+        if (G.ids[k].ev && !read) G.evl[k].base = G.evl[k].end = 0;
+    }
+    fz_check_world();
+    fz_pause();
+    uint64_t h1 = ecs_world_hash(G.w);
+    fz_resume();
+    FZ_CHECK(h0 == h1, "ecs_world_hash %#llx after a snapshot round trip, %#llx before", (unsigned long long)h1,
+             (unsigned long long)h0);
+}
+
+/* ecs_world_emit between frames (queued for the next ecs_progress, and
+   part of ecs_world_hash); or the emit calls with an iterator that is no
+   system's (ECS_ERR_ARG, NULL); or a snapshot round trip. */
+static void op_world_emit(void) {
+    unsigned x = fz_u8(), pb = fz_u8();
+    ecs_id id = x % 8 ? fz_pick_event() : fz_pick_id();
+    int k = fz_kid(id);
+    uint32_t size = k >= 0 ? fz_size(k) : 0;
+    unsigned char v[100];
+    fz_fill(v, sizeof v, (uint64_t)pb * 131 + 7);
+    if (x >= 0xE0 && x < 0xF0) { fz_snapshot_round_trip(id, v); return; }
+    if (x >= 0xF0) {   /* a query loop's iterator: not inside a system */
+        ecs_iter it = ecs_query_iter(G.w, G.all);
+        FZ_CHECK(ecs_emit(&it, id, v) == ECS_ERR_ARG, "ecs_emit outside a system");
+        FZ_CHECK(ecs_emit_new(&it, id, size) == NULL, "ecs_emit_new outside a system");
+        FZ_CHECK(ecs_emitter_get(&it, id, size) == NULL, "ecs_emitter_get outside a system");
+        int n = 7;
+        FZ_CHECK(ecs_events(&it, id, &n) == NULL && n == 0, "ecs_events outside a system");
+        FZ_CHECK(ecs_last_error(G.w)[0], "no error line for an emit outside a system");
+        ecs_iter_fini(&it);
+        return;
+    }
+    const void *payload = pb == 0 ? NULL : v;
+    int want = ECS_OK;
+    if (!fz_is_ev(id)) want = ECS_ERR_ARG;
+    else if (!payload && size) want = ECS_ERR_ARG;
+    fz_pause();
+    uint64_t h0 = ecs_world_hash(G.w);
+    fz_resume();
+    long inj0 = fz_injected();
+    ecs_result r = ecs_world_emit(G.w, id, payload);
+    memset(v, 0xA5, sizeof v);   /* the payload must have been copied */
+    if (want) { fz_expect(r, want, "ecs_world_emit"); return; }
+    if (r == ECS_ERR_NOMEM) { fz_nomem(inj0, "ecs_world_emit"); return; }
+    fz_expect(r, ECS_OK, "ecs_world_emit");
+    fz_fill(v, sizeof v, (uint64_t)pb * 131 + 7);
+    m_ev_push(&G.waiting, k, v);
+    FZ_STAT(ST_EV_WORLD);
+    fz_pause();
+    uint64_t h1 = ecs_world_hash(G.w);
+    fz_resume();
+    FZ_CHECK(h0 && h1 && h0 != h1, "ecs_world_hash is %#llx before and %#llx after an event was queued",
+             (unsigned long long)h0, (unsigned long long)h1);
+}
+
+/* The library's side of an observer: the call logged (thread 0, at a sync
+   point), and an echo emitted with ecs_world_emit (for the next delivery),
+   made from what it saw. */
+static void fz_obs_fn(ecs_world *w, ecs_id event, const void *payloads, int count, void *ctx) {
+    fz_obs *O = (fz_obs *)ctx;
+    if (G.olog_n >= FZ_OLOG) { G.log_overflow = 1; return; }
+    fz_ologent *L = &G.olog[G.olog_n++];
+    int k = fz_kid(event);
+    L->o = (int)(O - G.obs);
+    L->ev = event;
+    L->count = count;
+    L->hash = k >= 0 && count > 0 && fz_size(k) ? fz_fnv(FZ_FNV0, payloads, (size_t)count * fz_size(k)) : FZ_FNV0;
+    L->echo = 0;
+    if (O->echo >= 0) {
+        unsigned char v[100];
+        fz_fill(v, sizeof v, fz_mix(O->seed, L->hash ^ (uint64_t)count));
+        long i0 = fz_injected();
+        L->echo_r = (uint64_t)ecs_world_emit(w, G.ids[O->echo].lib, v);
+        L->echo_inj = fz_injected() != i0;
+        L->echo = 1;
+    }
+}
+/* ecs_observe (events of a type: a bad one, reads/writes lists, skipped
+   when resimulating, echoing), ecs_unobserve, resimulating on and off. */
+static void op_observe(void) {
+    unsigned x = fz_u8(), y = fz_u8();
+    switch (x % 4) {
+    case 0: case 1: {
+        if (G.nobs == FZ_MAXOBS) return;
+        fz_obs *O = &G.obs[G.nobs];
+        memset(O, 0, sizeof *O);
+        ecs_observer_desc d;
+        memset(&d, 0, sizeof d);
+        d.event = y % 8 ? fz_pick_event() : fz_pick_id();
+        d.fn = x >= 0xF8 ? NULL : fz_obs_fn;
+        d.ctx = O;
+        d.skip_when_resimulating = (x >> 2 & 1) != 0;
+        unsigned z = fz_u8();
+        if (z % 4 == 1) d.reads[0] = fz_pick_id();
+        if (z % 4 == 2) d.writes[0] = fz_pick_id();
+        ecs_id echo = x >> 3 & 1 ? fz_pick_event() : 0;
+        O->echo = fz_is_ev(echo) ? fz_kid(echo) : -1;
+        O->seed = fz_mix(z, 0x0B5 + (uint64_t)G.nobs);
+        int ok = d.fn && fz_is_ev(d.event);
+        ecs_id lists[2] = {d.reads[0], d.writes[0]};
+        for (int l = 0; l < 2; l++)
+            if (lists[l] && (fz_kid(lists[l]) < 0 || fz_is_ev(lists[l]))) ok = 0;
+        long inj0 = fz_injected();
+        ecs_observer o = ecs_observe(G.w, &d);
+        if (!ok) {
+            FZ_CHECK(o == 0, "ecs_observe accepted a bad desc (%u)", o);
+            fz_expect(ECS_ERR_ARG, ECS_ERR_ARG, "ecs_observe");
+            return;
+        }
+        if (!o) { fz_nomem(inj0, "ecs_observe"); return; }
+        FZ_CHECK(o == (ecs_observer)G.nobs + 1, "ecs_observe = %u, model %d", o, G.nobs + 1);
+        O->lib = o;
+        O->k = fz_kid(d.event);
+        O->skip_resim = d.skip_when_resimulating;
+        G.nobs++;
+        break;
+    }
+    case 2: {
+        unsigned i = y % (unsigned)(G.nobs + 2);
+        ecs_observer o = i < (unsigned)G.nobs ? G.obs[i].lib : i == (unsigned)G.nobs ? (ecs_observer)G.nobs + 1 : 0;
+        int want = i < (unsigned)G.nobs && !G.obs[i].removed ? ECS_OK : ECS_ERR_ARG;
+        fz_expect(ecs_unobserve(G.w, o), want, "ecs_unobserve");
+        if (want == ECS_OK) G.obs[i].removed = 1;
+        break;
+    }
+    default:
+        ecs_world_set_resimulating(G.w, y & 1);
+        G.resim = (int)(y & 1);
+        FZ_CHECK(ecs_world_resimulating(G.w) == (G.resim != 0), "ecs_world_resimulating");
+        break;
     }
 }
 
@@ -1456,7 +1907,9 @@ static void fz_sys_access(fz_sys *S) {   /* what it declared, merged (NOT terms 
             ecs_id id = part == 0 ? S->terms[i].id : part == 1 ? S->reads[i] : S->writes[i];
             if (part == 0 && S->terms[i].oper == ECS_NOT) continue;
             int write = part == 2 || (part == 0 && (S->terms[i].access & ECS_WRITE));
-            int k = fz_kid(id), j = fz_declared(S, k);
+            int k = fz_kid(id), j;
+            if (G.ids[k].ev) continue;   /* an event type in reads is no access */
+            j = fz_declared(S, k);
             if (j < 0) { j = S->acc_n++; S->acc_k[j] = k; S->acc_w[j] = 0; S->acc_l[j] = 0; }
             S->acc_w[j] |= write;
             S->acc_l[j] |= part == 1 ? 1 : part == 2 ? 2 : 0;
@@ -1520,13 +1973,25 @@ static void op_system_add(void) {
         S->target[0] = fz_pick_handle();
         S->target[1] = fz_pick_handle();
     }
+    if (G.nev) {   /* once an event type exists: emits, event reads, an interval, what it does with events */
+        unsigned eb = fz_u8(), ib = fz_u8();
+        S->evb = fz_u8();
+        S->nem = (int)(eb % 3);
+        int nre = (int)(eb / 3 % 3);
+        for (int i = 0; i < S->nem; i++) d.emits[i] = S->emits[i] = fz_u8() % 8 ? fz_pick_event() : fz_pick_id();
+        for (int i = 0; i < nre; i++) d.reads[S->nr + i] = S->reads[S->nr + i] = fz_pick_event();
+        S->nr += nre;
+        S->interval = d.interval = ib == 0xFF ? -1 : (int)(ib % 4);
+    }
     /* the model's verdict */
     int ok = d.name && *d.name && d.fn;
     int n = 0;
     for (; ok && n < ECS_MAX_TERMS && d.terms[n].id; n++)
         if (!fz_is_comp(d.terms[n].id) || (unsigned)d.terms[n].oper > 2 || (unsigned)d.terms[n].access > 3) ok = 0;
     for (int i = 0; ok && i < S->nr && S->reads[i]; i++) if (fz_kid(S->reads[i]) < 0) ok = 0;
-    for (int i = 0; ok && i < S->nw && S->writes[i]; i++) if (fz_kid(S->writes[i]) < 0) ok = 0;
+    for (int i = 0; ok && i < S->nw && S->writes[i]; i++) if (fz_kid(S->writes[i]) < 0 || fz_is_ev(S->writes[i])) ok = 0;
+    for (int i = 0; ok && i < S->nem && S->emits[i]; i++) if (!fz_is_ev(S->emits[i])) ok = 0;
+    if (S->interval < 0) ok = 0;
     if (d.stage >= (ecs_stage)G.nstages || (d.flags & ~3u) || d.chunk_size < 0 || (d.chunk_size > 0 && d.flags)) ok = 0;
     for (int l = 0; l < 3; l++)
         for (int i = 0; i < S->ndep[l]; i++) if (!*fz_snames[S->dep[l][i]]) ok = 0;
@@ -1545,6 +2010,13 @@ static void op_system_add(void) {
     while (S->nr && !S->reads[S->nr - 1]) S->nr--;   /* lists end at the first 0 */
     for (int i = 0; i < S->nr; i++) if (!S->reads[i]) S->nr = i;
     for (int i = 0; i < S->nw; i++) if (!S->writes[i]) S->nw = i;
+    for (int i = 0; i < S->nem; i++) if (!S->emits[i]) S->nem = i;
+    for (int i = 0; i < S->nr; i++)   /* a window on each event type it reads, from what is delivered next */
+        if (fz_is_ev(S->reads[i])) {
+            int k = fz_kid(S->reads[i]);
+            S->rdmask |= 1u << k;
+            S->cur[k] = S->lo[k] = S->hi[k] = G.evl[k].end;
+        }
     S->stage = (int)d.stage;
     S->flags = d.flags;
     S->chunk = d.chunk_size;
@@ -1563,6 +2035,11 @@ static void op_system_add(void) {
             fprintf(stderr, " %s", l == 0 ? "after" : l == 1 ? "before" : "indep");
             for (int i = 0; i < S->ndep[l]; i++) fprintf(stderr, " %s", fz_snames[S->dep[l][i]]);
         }
+        if (G.nev) {
+            fprintf(stderr, " emits");
+            for (int i = 0; i < S->nem; i++) fprintf(stderr, " %u", S->emits[i]);
+            fprintf(stderr, " interval %d events %#x", S->interval, S->evb);
+        }
         fputc('\n', stderr);
     }
     FZ_CHECK(ecs_system_count(G.w) == (uint32_t)G.nsys, "ecs_system_count");
@@ -1576,6 +2053,7 @@ static void op_system_add(void) {
 enum { A_TR = 1, A_TW = 2, A_LR = 4, A_LW = 8 };
 static unsigned fz_how(const fz_sys *S, int k) {
     unsigned how = 0;
+    if (G.ids[k].ev) return 0;   /* events are never a conflict */
     for (int i = 0; i < S->nt; i++)
         if (fz_kid(S->terms[i].id) == k && S->terms[i].oper != ECS_NOT)
             how |= A_TR | (S->terms[i].access & ECS_WRITE ? A_TW : 0u);
@@ -1657,10 +2135,34 @@ static int fz_report_has(const ecs_report *rep, ecs_problem_kind kind, ecs_syste
     }
     return 0;
 }
+/* ECS_NOTE_EVENT_NEXT_FRAME: a reader of a type another system of its
+   stage emits, once per such pair and type (all of them when the graph is
+   valid); every other note reads before a write. */
+static void fz_check_notes(ecs_result r, const ecs_report *rep) {
+    int got = 0, want = 0;
+    for (int i = 0; i < rep->note_count; i++) {
+        const ecs_problem *p = &rep->notes[i];
+        FZ_CHECK(p->message && *p->message, "note %d has no message", i);
+        if (p->kind == ECS_NOTE_READ_BEFORE_WRITE) continue;
+        FZ_CHECK(p->kind == ECS_NOTE_EVENT_NEXT_FRAME, "a note of kind %d", (int)p->kind);
+        int a = (int)p->a - 1, b = (int)p->b - 1, k = fz_kid(p->id);
+        FZ_CHECK(a >= 0 && a < G.nsys && b >= 0 && b < G.nsys && a != b && k >= 0 && G.ids[k].ev &&
+                 G.sys[a].stage == G.sys[b].stage && (G.sys[a].rdmask >> k & 1) && fz_emits(&G.sys[b], k),
+                 "EVENT_NEXT_FRAME note about systems %u and %u, id %u: %s", p->a, p->b, p->id, p->message);
+        got++;
+    }
+    if (r != ECS_OK || rep->notes_omitted) return;
+    for (int a = 0; a < G.nsys; a++)
+        for (int b = 0; b < G.nsys; b++)
+            for (int k = 0; k < G.nids && a != b; k++)
+                want += G.sys[a].stage == G.sys[b].stage && (G.sys[a].rdmask >> k & 1) && fz_emits(&G.sys[b], k);
+    FZ_CHECK(got == want, "%d EVENT_NEXT_FRAME notes, the model has %d", got, want);
+}
 /* Validates (paused) and checks the verdict against what the model knows;
    for a valid graph, fills G.prec and checks it. Returns 1 if valid. */
 static int fz_graph(ecs_result r, const ecs_report *rep) {
     int reach[FZ_MAXSYS][FZ_MAXSYS];
+    if (G.nev) fz_check_notes(r, rep);
     fz_declared_reach(reach);
     int must = 0;
     for (int s = 0; s < G.nsys; s++) {
@@ -1825,6 +2327,138 @@ static void fz_spin(void) {
     for (int i = 0; i < 20000; i++) x = x + (uint64_t)i;
 }
 
+/* ---- events in system callbacks (the library's side) --------------------- */
+/* A batch's event choices: a function of its system, chunk or batch number and dt. */
+static uint64_t fz_ev_hash(const fz_sys *S, int chunk, int seq) {
+    uint32_t dtb = (uint32_t)(G.dt * 4.0f);
+    return fz_mix(S->seed ^ 0xE7E7, (uint64_t)(uint32_t)chunk << 16 | (uint64_t)(uint32_t)seq << 8 | dtb);
+}
+/* Its first event type (model id) that it emits (in 1) or not (in 0), or -1. */
+static int fz_ev_first(const fz_sys *S, int emits, int in) {
+    for (int k = 0; k < G.nids; k++)
+        if (G.ids[k].ev && (emits ? fz_emits(S, k) : (int)(S->rdmask >> k & 1)) == in) return k;
+    return -1;
+}
+/* The entity a batch-level event carries: a pending handle the batch made
+   (if it made one, else none), a row, or a pending handle that resolves to
+   nothing. */
+static ecs_entity fz_ev_handle(unsigned sel, ecs_entity spawned, ecs_entity first) {
+    switch (sel & 3) {
+    case 0: case 1: return spawned;
+    case 2: return first;
+    default: return spawned ? spawned + 5 : 1ull << 63 | 0x7FFFull << 24 | 3;
+    }
+}
+/* A pointer an emit handed out: 0 NULL, 1 aligned for the type, 2 not. */
+static uint64_t fz_slot(const void *p, int k) {
+    uint32_t al = G.ids[k].align ? G.ids[k].align : 1;
+    return !p ? 0 : (uintptr_t)p % al ? 2 : 1;
+}
+/* Each event type it reads: the count, the payloads' hash and the array. */
+static void fz_ev_reads(ecs_iter *it, const fz_sys *S, int seq, fz_cbctx *c) {
+    if (!(S->evb & E_READ) || !S->rdmask) return;
+    uint64_t he = fz_ev_hash(S, it->chunk, seq);
+    for (int k = 0; k < G.nids; k++) {
+        if (!(S->rdmask >> k & 1)) continue;
+        int n = -1;
+        long i0 = fz_injected();
+        const void *p = he >> k & 1 ? ecs_events_sized(it, G.ids[k].lib, fz_size(k), &n)
+                                    : ecs_events(it, G.ids[k].lib, &n);
+        fz_push(c, (uint64_t)(int64_t)n, i0);
+        fz_push(c, n > 0 && p && fz_size(k) ? fz_fnv(FZ_FNV0, p, (size_t)n * fz_size(k)) : FZ_FNV0, i0);
+        fz_push(c, (uint64_t)(uintptr_t)p, i0);
+    }
+}
+/* One event of type k, made the way path says (ecs_emit, ecs_emit_new, the
+   batch's emitter: em/emst per type, 0 not got, 1 got, 2 failed). */
+static void fz_ev_emit1(ecs_iter *it, fz_sys *S, int k, int path, const unsigned char *v, ecs_emitter **em,
+                        uint8_t *emst, fz_cbctx *c) {
+    ecs_id id = G.ids[k].lib;
+    uint32_t size = fz_size(k);
+    long i0 = fz_injected();
+    switch (path) {
+    case 0: fz_push(c, (uint64_t)ecs_emit(it, id, size ? v : NULL), i0); break;
+    case 1: {
+        unsigned char *p = (unsigned char *)ecs_emit_new(it, id, size);
+        fz_push(c, fz_slot(p, k), i0);
+        if (p && size) memcpy(p, v, size);
+        break;
+    }
+    default: {
+        if (!emst[k]) {
+            em[k] = ecs_emitter_get(it, id, size);
+            emst[k] = em[k] ? 1 : 2;
+            fz_push(c, em[k] != NULL, i0);
+            i0 = fz_injected();
+            if (em[k] && S->chunk <= 0) { S->kept[k] = em[k]; S->lib_got |= 1u << k; }
+        }
+        if (emst[k] == 2) break;
+        unsigned char *p = (unsigned char *)ecs_emitter_next(em[k], size);
+        fz_push(c, fz_slot(p, k), i0);
+        if (p && size) memcpy(p, v, size);
+        break;
+    }
+    }
+}
+/* A batch's events: 0..3 of its emits types (E_EMIT), one per row (E_ROWS,
+   one path for the batch: long runs of an emitter), and one misuse (E_BAD). */
+static void fz_ev_emits(ecs_iter *it, fz_sys *S, int seq, ecs_entity spawned, fz_cbctx *c) {
+    uint64_t he = fz_ev_hash(S, it->chunk, seq);
+    ecs_emitter *em[FZ_MAXI];
+    uint8_t emst[FZ_MAXI] = {0};
+    unsigned char v[100];
+    if (S->nem && (S->evb & E_EMIT))
+        for (int j = 0; j < (int)(he >> 40 & 3); j++) {
+            int k = fz_kid(S->emits[j % S->nem]);
+            fz_ev_fill(v, k, fz_mix(he ^ 0xE0, (uint64_t)j),
+                       fz_ev_handle((unsigned)(he >> (52 + 2 * j)), spawned, it->count ? it->entities[0] : 0));
+            fz_ev_emit1(it, S, k, (int)((he >> (44 + 2 * j) & 3) % 3), v, em, emst, c);
+        }
+    if (S->nem && (S->evb & E_ROWS))
+        for (int i = 0; i < it->count; i++) {
+            int k = fz_kid(S->emits[i % S->nem]);
+            fz_ev_fill(v, k, fz_mix(he, it->entities[i]), it->entities[i]);
+            fz_ev_emit1(it, S, k, (int)((he >> 2 & 3) % 3), v, em, emst, c);
+        }
+    if (!(S->evb & E_BAD)) return;
+    fz_fill(v, sizeof v, he >> 5);
+    int kout = fz_ev_first(S, 1, 0), rout = fz_ev_first(S, 0, 0), rin = fz_ev_first(S, 0, 1);
+    int n = -1;
+    const void *p;
+    switch ((he >> 8) % 9) {
+    case 0: if (kout >= 0) FZ_LOG(c, ecs_emit(it, G.ids[kout].lib, v)); break;   /* not in its emits */
+    case 1:   /* not in its reads */
+        if (rout < 0) break;
+        p = ecs_events(it, G.ids[rout].lib, &n);
+        FZ_LOG(c, (uint64_t)(int64_t)n);
+        FZ_LOG(c, p != NULL);
+        break;
+    case 2:   /* the wrong size */
+        if (rin < 0) break;
+        p = ecs_events_sized(it, G.ids[rin].lib, fz_size(rin) + 1, &n);
+        FZ_LOG(c, (uint64_t)(int64_t)n);
+        FZ_LOG(c, p != NULL);
+        break;
+    case 3: FZ_LOG(c, ecs_emit(it, fz_cb_id(he >> 16), v)); break;   /* any id */
+    case 4: if (S->nem) FZ_LOG(c, ecs_emit(it, S->emits[0], NULL)); break;
+    case 5: if (S->nem) FZ_LOG(c, ecs_emit_new(it, S->emits[0], fz_size(fz_kid(S->emits[0])) + 1) != NULL); break;
+    case 6:   /* the wrong size: to ecs_emitter_get, to ecs_emitter_next */
+        if (!S->nem) break;
+        FZ_LOG(c, ecs_emitter_get(it, S->emits[0], fz_size(fz_kid(S->emits[0])) + 1) != NULL);
+        if (!emst[fz_kid(S->emits[0])]) break;
+        FZ_LOG(c, emst[fz_kid(S->emits[0])] == 1 &&
+                  ecs_emitter_next(em[fz_kid(S->emits[0])], fz_size(fz_kid(S->emits[0])) + 1) != NULL);
+        break;
+    case 7: FZ_LOG(c, ecs_world_emit(it->world, S->nem && (he >> 20 & 1) ? S->emits[0] : fz_cb_id(he >> 24), v)); break;
+    default: {   /* an emitter kept from an earlier frame, not got again this frame: refused */
+        int k = S->nem ? fz_kid(S->emits[0]) : -1;
+        if (k < 0 || !S->kept[k] || (S->lib_got >> k & 1)) break;
+        FZ_LOG(c, ecs_emitter_next(S->kept[k], fz_size(k)) != NULL);
+        break;
+    }
+    }
+}
+
 /* The library's side: one batch, every call logged. */
 static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
     ecs_world *w = it->world;
@@ -1833,6 +2467,8 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
     int excl = (S->flags & ECS_SYSTEM_EXCLUSIVE) != 0;
     unsigned char val[100];
     unsigned rb = 0;
+    ecs_entity spawned = 0;
+    fz_ev_reads(it, S, seq, c);
     if (S->behave & B_RES) {
         for (int part = 0; part < 2; part++)
             for (int i = 0; i < (part ? S->nw : S->nr); i++) {
@@ -1964,7 +2600,9 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
             if (hb >> 16 & 1) FZ_LOG(c, ecs_cmd_remove(cm, p, id1));
             if (hb >> 17 & 1) FZ_LOG(c, ecs_cmd_destroy(cm, p));
         }
+        spawned = p;
     }
+    fz_ev_emits(it, S, seq, spawned, c);
     if (S->behave & B_IMM2 && excl && seq < 4) {
         if (S->behave & B_DEFER) FZ_LOG(c, ecs_defer_begin(w));
         ecs_id id1 = fz_cb_id(hb >> 20), id2 = fz_cb_id(hb >> 28);
@@ -2017,6 +2655,7 @@ static void fz_sys_fn(ecs_iter *it) {
     int seq = S->chunk > 0 ? 0 : atomic_fetch_add(&S->seq, 1);
     uint64_t fh = bad ? 0 : fz_fieldhash_lib(it, S);
     if (!bad && !S->inert) fz_behave(it, S, seq, &c);
+    else if (!bad) fz_ev_reads(it, S, seq, &c);   /* inert systems only look (events too) */
     int li = atomic_fetch_add(&G.log_n, 1);
     unsigned eo = atomic_fetch_add(&G.log_pool_n, (unsigned)(it->count > 0 ? it->count : 0));
     unsigned ro = atomic_fetch_add(&G.log_res_n, (unsigned)c.n);
@@ -2269,6 +2908,125 @@ static uint64_t m_fieldhash(const fz_mctx *mc) {
     return h;
 }
 
+/* ---- events in system callbacks (the model's side) ----------------------- */
+static unsigned char *m_log_at(int k, uint64_t i) { return G.evl[k].data + (size_t)(i - G.evl[k].base) * fz_size(k); }
+static void mc_exact(fz_mctx *mc, uint64_t want, const char *what) {   /* a call that cannot fail */
+    const fz_res *r = mc_next(mc, what);
+    FZ_CHECK(r->v == want, "system %d, %s: the call gave %#llx, the model says %#llx", (int)(mc->S - G.sys) + 1, what,
+             (unsigned long long)r->v, (unsigned long long)want);
+}
+/* What fz_ev_reads logged: per type it reads, this run's window [lo, hi),
+   the same array in every batch of the run. */
+static void fz_sim_reads(fz_mctx *mc) {
+    fz_sys *S = mc->S;
+    if (!(S->evb & E_READ) || !S->rdmask) return;
+    int si = (int)(S - G.sys) + 1;
+    for (int k = 0; k < G.nids; k++) {
+        if (!(S->rdmask >> k & 1)) continue;
+        uint64_t n = S->hi[k] - S->lo[k];
+        uint32_t size = fz_size(k), al = G.ids[k].align ? G.ids[k].align : 1;
+        const fz_res *rn = mc_next(mc, "ecs_events (count)");
+        const fz_res *rh = mc_next(mc, "ecs_events (payloads)");
+        const fz_res *rp = mc_next(mc, "ecs_events (array)");
+        FZ_CHECK(rn->v == n, "system %d (chunk %d, batch %d): %lld events of type %d, the model has %llu (events %llu..%llu)",
+                 si, mc->L->chunk, mc->L->seq, (long long)rn->v, k, (unsigned long long)n,
+                 (unsigned long long)S->lo[k], (unsigned long long)S->hi[k]);
+        uint64_t h = n && size ? fz_fnv(FZ_FNV0, m_log_at(k, S->lo[k]), (size_t)n * size) : FZ_FNV0;
+        FZ_CHECK(rh->v == h, "system %d (chunk %d, batch %d): the payloads of type %d (events %llu..%llu) differ from the model",
+                 si, mc->L->chunk, mc->L->seq, k, (unsigned long long)S->lo[k], (unsigned long long)S->hi[k]);
+        if (!n) { FZ_CHECK(rp->v == 0, "system %d: ecs_events of type %d without events is not NULL", si, k); continue; }
+        FZ_CHECK(rp->v && rp->v % al == 0, "system %d: ecs_events of type %d = %#llx (alignment %u)", si, k,
+                 (unsigned long long)rp->v, al);
+        if (S->runptr_set >> k & 1)
+            FZ_CHECK(rp->v == S->runptr[k], "system %d: batches of one run got different arrays of type %d (%#llx, then "
+                     "%#llx in chunk %d, batch %d)", si, k, (unsigned long long)S->runptr[k], (unsigned long long)rp->v,
+                     mc->L->chunk, mc->L->seq);
+        else { S->runptr[k] = rp->v; S->runptr_set |= 1u << k; }
+        FZ_STAT(ST_EV_READS);
+    }
+}
+static void mc_ev_push(fz_mctx *mc, int k, const unsigned char *v) { m_ev_push(mc->cl, k, v); FZ_STAT(ST_EV_EMITTED); }
+static void mc_ev_emit1(fz_mctx *mc, int k, int path, const unsigned char *v, uint8_t *emst) {
+    fz_sys *S = mc->S;
+    switch (path) {
+    case 0: if (mc_take(mc, ECS_OK, ECS_ERR_NOMEM, "ecs_emit")) mc_ev_push(mc, k, v); else g_nomem_rec = 1; break;
+    case 1: if (mc_take(mc, 1, 0, "ecs_emit_new")) mc_ev_push(mc, k, v); else g_nomem_rec = 1; break;
+    default:
+        if (!emst[k]) {
+            emst[k] = mc_take(mc, 1, 0, "ecs_emitter_get") ? 1 : 2;
+            if (emst[k] == 2) g_nomem_rec = 1;
+            else if (S->chunk <= 0) { S->m_kept |= 1u << k; S->m_got |= 1u << k; }
+        }
+        if (emst[k] == 2) break;
+        if (mc_take(mc, 1, 0, "ecs_emitter_next")) mc_ev_push(mc, k, v); else g_nomem_rec = 1;
+        break;
+    }
+}
+/* ecs_emit(it, id, v) from the batch's system: the checks in their order. */
+static void mc_ev_emit_any(fz_mctx *mc, ecs_id id, const unsigned char *v, const char *what) {
+    int k = fz_kid(id);
+    if (!fz_is_ev(id)) { mc_exact(mc, ECS_ERR_ARG, what); return; }
+    if (!fz_emits(mc->S, k)) { mc_exact(mc, ECS_ERR_ACCESS, what); mc_refuse(); return; }
+    if (!v && fz_size(k)) { mc_exact(mc, ECS_ERR_ARG, what); return; }
+    if (mc_take(mc, ECS_OK, ECS_ERR_NOMEM, what)) mc_ev_push(mc, k, v); else g_nomem_rec = 1;
+}
+/* The model's side of fz_ev_emits. */
+static void fz_sim_events(fz_mctx *mc, ecs_entity spawned) {
+    fz_sys *S = mc->S;
+    uint64_t he = fz_ev_hash(S, mc->L->chunk, mc->L->seq);
+    uint8_t emst[FZ_MAXI] = {0};
+    unsigned char v[100];
+    ecs_entity first = mc->bn ? m_h(&G.m, G.m.tab[mc->btab].rows[mc->brow]) : 0;
+    if (S->nem && (S->evb & E_EMIT))
+        for (int j = 0; j < (int)(he >> 40 & 3); j++) {
+            int k = fz_kid(S->emits[j % S->nem]);
+            fz_ev_fill(v, k, fz_mix(he ^ 0xE0, (uint64_t)j), fz_ev_handle((unsigned)(he >> (52 + 2 * j)), spawned, first));
+            mc_ev_emit1(mc, k, (int)((he >> (44 + 2 * j) & 3) % 3), v, emst);
+        }
+    if (S->nem && (S->evb & E_ROWS))
+        for (uint32_t i = 0; i < mc->bn; i++) {
+            ecs_entity e = m_h(&G.m, G.m.tab[mc->btab].rows[mc->brow + i]);
+            int k = fz_kid(S->emits[i % (uint32_t)S->nem]);
+            fz_ev_fill(v, k, fz_mix(he, e), e);
+            mc_ev_emit1(mc, k, (int)((he >> 2 & 3) % 3), v, emst);
+        }
+    if (!(S->evb & E_BAD)) return;
+    fz_fill(v, sizeof v, he >> 5);
+    int kout = fz_ev_first(S, 1, 0), rout = fz_ev_first(S, 0, 0), rin = fz_ev_first(S, 0, 1);
+    switch ((he >> 8) % 9) {
+    case 0:
+        if (kout < 0) break;
+        mc_exact(mc, ECS_ERR_ACCESS, "ecs_emit of a type not in its emits");
+        mc_refuse();
+        break;
+    case 1: case 2:
+        if ((he >> 8) % 9 == 1 ? rout < 0 : rin < 0) break;
+        mc_exact(mc, 0, "ecs_events refused: the count");
+        mc_exact(mc, 0, "ecs_events refused: NULL");
+        mc_refuse();
+        break;
+    case 3: mc_ev_emit_any(mc, fz_cb_id(he >> 16), v, "ecs_emit of any id"); break;
+    case 4: if (S->nem) mc_ev_emit_any(mc, S->emits[0], NULL, "ecs_emit with a NULL payload"); break;
+    case 5: if (S->nem) mc_exact(mc, 0, "ecs_emit_new with the wrong size"); break;
+    case 6:
+        if (!S->nem) break;
+        mc_exact(mc, 0, "ecs_emitter_get with the wrong size");
+        if (emst[fz_kid(S->emits[0])]) mc_exact(mc, 0, "ecs_emitter_next with the wrong size");
+        break;
+    case 7: {
+        ecs_id id = S->nem && (he >> 20 & 1) ? S->emits[0] : fz_cb_id(he >> 24);
+        mc_exact(mc, fz_is_ev(id) ? ECS_ERR_BUSY : ECS_ERR_ARG, "ecs_world_emit in a system");
+        break;
+    }
+    default: {
+        int k = S->nem ? fz_kid(S->emits[0]) : -1;
+        if (k < 0 || S->chunk > 0 || !(S->m_kept >> k & 1) || (S->m_got >> k & 1)) break;
+        mc_exact(mc, 0, "ecs_emitter_next with an emitter of an earlier frame");
+        break;
+    }
+    }
+}
+
 /* The model's side of fz_behave: the same choices, checked call by call. */
 static void fz_sim_batch(fz_mctx *mc) {
     fz_sys *S = mc->S;
@@ -2282,11 +3040,13 @@ static void fz_sim_batch(fz_mctx *mc) {
                  "row %u)", si, i, FZ_H(G.log_ents[L->ent_off + i]), FZ_H(want), mc->btab, mc->brow + i);
     }
     FZ_CHECK(L->fieldhash == m_fieldhash(mc), "system %d: the field values differ from the model", si);
-    if (S->inert) { FZ_CHECK(L->res_n == 0, "an inert system made calls"); return; }
+    fz_sim_reads(mc);
+    if (S->inert) { FZ_CHECK(mc->ri == L->res_n, "an inert system made calls"); return; }
     uint32_t dtb = (uint32_t)(G.dt * 4.0f);
     int excl = mc->excl, seq = L->seq, read_write = 0;
     unsigned char val[100];
     unsigned rb = 0;
+    ecs_entity spawned = 0;
     if (S->behave & B_RES) {
         for (int part = 0; part < 2; part++)
             for (int i = 0; i < (part ? S->nw : S->nr); i++) {
@@ -2437,7 +3197,9 @@ static void fz_sim_batch(fz_mctx *mc) {
             if (hb >> 16 & 1) mc_cmd(mc, cl, C_REMOVE, p, id1, NULL, "ecs_cmd_remove (pending)");
             if (hb >> 17 & 1) mc_cmd(mc, cl, C_DESTROY, p, 0, NULL, "ecs_cmd_destroy (pending)");
         }
+        spawned = p;
     }
+    fz_sim_events(mc, spawned);
     if (S->behave & B_IMM2 && excl && seq < 4) {
         if (S->behave & B_DEFER) {
             if (mc_take(mc, ECS_OK, ECS_ERR_NOMEM, "ecs_defer_begin in a system")) { G.defer_exists = 1; G.defer_depth++; }
@@ -2472,6 +3234,209 @@ static void fz_sim_batch(fz_mctx *mc) {
     if (read_write) mc_refuse();
 }
 
+/* ---- the model of events in a frame -------------------------------------- */
+/* Reader windows at a stage's turn: a disabled reader (or one in a disabled
+   stage) drops what it would have read; one skipped by its interval keeps it,
+   at most ECS_EVENT_BACKLOG per type; one that runs (or matches no rows)
+   takes everything delivered since its last run. */
+static void m_win_discard(fz_sys *S) {
+    for (int k = 0; k < G.nids; k++) if (S->rdmask >> k & 1) S->cur[k] = G.evl[k].end;
+}
+static void m_win_keep(fz_sys *S) {
+    for (int k = 0; k < G.nids; k++) {
+        if (!(S->rdmask >> k & 1)) continue;
+        uint64_t end = G.evl[k].end;
+        if (end - S->cur[k] <= ECS_EVENT_BACKLOG) continue;
+        S->dropped += end - S->cur[k] - ECS_EVENT_BACKLOG;
+        fz_stats[ST_EV_DROPPED] += (long)(end - S->cur[k] - ECS_EVENT_BACKLOG);
+        S->cur[k] = end - ECS_EVENT_BACKLOG;
+    }
+}
+static void m_win_take(fz_sys *S) {
+    for (int k = 0; k < G.nids; k++) {
+        if (!(S->rdmask >> k & 1)) continue;
+        S->lo[k] = S->cur[k];
+        S->hi[k] = S->cur[k] = G.evl[k].end;
+    }
+    S->runptr_set = 0;
+}
+static void m_stage_windows_off(int st) {   /* a stage that takes no turn */
+    for (int s = 0; s < G.nsys; s++) if (G.sys[s].stage == st) m_win_discard(&G.sys[s]);
+}
+/* Room for n more events of type k past the end of its log (what every
+   reader has seen is dropped first). */
+static void m_log_room(int k, uint64_t n) {
+    fz_evlog *E = &G.evl[k];
+    uint32_t size = fz_size(k) ? fz_size(k) : 1;
+    if (E->end - E->base + n <= E->cap) return;
+    uint64_t keep = E->end;
+    for (int s = 0; s < G.nsys; s++)
+        if (G.sys[s].rdmask >> k & 1 && G.sys[s].cur[k] < keep) keep = G.sys[s].cur[k];
+    if (keep > E->base) {
+        memmove(E->data, E->data + (size_t)(keep - E->base) * size, (size_t)(E->end - keep) * size);
+        E->base = keep;
+    }
+    uint64_t need = E->end - E->base + n;
+    if (need <= E->cap) return;
+    if (need > FZ_EV_KEEP) fz_bail("more unread events than the model keeps");
+    uint64_t cap = E->cap ? E->cap : 256;
+    while (cap < need) cap *= 2;
+    E->data = (unsigned char *)realloc(E->data, (size_t)cap * size);
+    if (!E->data) { fprintf(stderr, "fuzz_api: out of memory\n"); abort(); }
+    E->cap = cap;
+}
+/* Pending handles of L in an event's entity fields become the entities its
+   commands made (as they were when its commands were applied). */
+static void m_resolve(const fz_list *L, int k, unsigned char *v) {
+    for (int f = 0; f < G.ids[k].nfield; f++) {
+        ecs_entity h;
+        memcpy(&h, v + G.ids[k].field[f], sizeof h);
+        if (!(h >> 63) || !L->captured || !L->cap_serial || (h & ~(uint64_t)0xFFFFFF) != (1ull << 63 | L->cap_serial << 24) ||
+            (int)(h & 0xFFFFFF) >= L->cap_npend)
+            continue;
+        h = L->created[h & 0xFFFFFF];
+        memcpy(v + G.ids[k].field[f], &h, sizeof h);
+        FZ_STAT(ST_EV_RESOLVED);
+    }
+}
+/* The lists a sync point applies are about to be applied: what resolves
+   their events' pending handles is what they hold now. */
+static void fz_ev_capture(int stage) {
+    for (int s = 0; s < G.nsys; s++) {
+        fz_sys *S = &G.sys[s];
+        if ((stage >= 0 && S->stage != stage) || !S->ran) continue;
+        for (int b = 0; b < S->nbuf; b++) {
+            fz_list *L = &S->buf[b];
+            if (!L->nev || L->captured) continue;
+            L->captured = 1;
+            L->cap_serial = L->serial;
+            L->cap_npend = L->npend;
+        }
+    }
+}
+/* A sync point staged events (its commands applied): ecs_world_emit's
+   queue first (take_waiting: a sync point of a turn, or the first leftover
+   one), then the buffers of the systems of stage (-1: all) that ran, in
+   registration and chunk order, their pending handles resolved. */
+static void m_stage_take(fz_list *L) {
+    for (int i = 0; i < L->nev; i++) {
+        m_ev_push(&G.staged, L->ev[i].k, L->ev[i].v);
+        m_resolve(L, L->ev[i].k, G.staged.ev[G.staged.nev - 1].v);
+    }
+    L->nev = 0;
+    L->captured = 0;
+}
+static void m_stage_sync(int stage, int take_waiting) {
+    if (take_waiting) m_stage_take(&G.waiting);
+    for (int s = 0; s < G.nsys && stage != -2; s++) {
+        fz_sys *S = &G.sys[s];
+        if ((stage >= 0 && S->stage != stage) || !S->ran) continue;
+        for (int b = 0; b < S->nbuf; b++) if (S->buf[b].nev) m_stage_take(&S->buf[b]);
+    }
+}
+/* The end of a stage's turn (or the first leftover sync point): what its
+   sync points staged is delivered, in the order they staged it; the
+   observers in registration order, each once with all of its type's
+   (checked against the calls the library logged; their echoes queue for
+   the next sync point); then readable. */
+static void m_deliver(void) {
+    uint64_t cnt[FZ_MAXI] = {0}, at[FZ_MAXI];
+    fz_list *L = &G.staged;
+    if (!L->nev) return;
+    for (int i = 0; i < L->nev; i++) cnt[L->ev[i].k]++;
+    for (int k = 0; k < G.nids; k++) {
+        if (cnt[k]) m_log_room(k, cnt[k]);
+        at[k] = G.evl[k].end;
+    }
+    for (int i = 0; i < L->nev; i++) {
+        int k = L->ev[i].k;
+        if (fz_size(k)) memcpy(m_log_at(k, at[k]++), L->ev[i].v, fz_size(k));
+    }
+    L->nev = 0;
+    for (int o = 0; o < G.nobs; o++) {
+        const fz_obs *O = &G.obs[o];
+        if (O->removed || (O->skip_resim && G.resim) || !cnt[O->k]) continue;
+        int k = O->k;
+        FZ_CHECK(G.olog_i < G.olog_n, "observer %d was not called with %llu events of type %d", o + 1,
+                 (unsigned long long)cnt[k], k);
+        const fz_ologent *C = &G.olog[G.olog_i++];
+        FZ_CHECK(C->o == o && C->ev == G.ids[k].lib && C->count == (int)cnt[k], "observer call %d: observer %d, "
+                 "event %u, %d events; the model: observer %d, event %u, %llu events", G.olog_i - 1, C->o + 1, C->ev,
+                 C->count, o + 1, G.ids[k].lib, (unsigned long long)cnt[k]);
+        uint64_t h = fz_size(k) ? fz_fnv(FZ_FNV0, m_log_at(k, G.evl[k].end), (size_t)cnt[k] * fz_size(k)) : FZ_FNV0;
+        FZ_CHECK(C->hash == h, "observer %d: the payloads of type %d differ from the model", o + 1, k);
+        FZ_STAT(ST_OBS_CALLS);
+        if (O->echo < 0) continue;
+        FZ_CHECK(C->echo, "observer %d did not echo", o + 1);
+        if (C->echo_r == ECS_ERR_NOMEM && C->echo_inj) { g_nomem_imm = 1; continue; }
+        FZ_CHECK(C->echo_r == ECS_OK, "observer %d: ecs_world_emit = %s", o + 1, ecs_result_str((ecs_result)C->echo_r));
+        unsigned char v[100];
+        fz_fill(v, sizeof v, fz_mix(O->seed, h ^ cnt[k]));
+        m_ev_push(&G.waiting, O->echo, v);
+    }
+    for (int k = 0; k < G.nids; k++) {
+        G.evl[k].end += cnt[k];
+        fz_stats[ST_EV_DELIVERED] += (long)cnt[k];
+    }
+}
+/* The end of a stage's turn in a frame that ran out of memory (stage -2:
+   a later sync point that only the queue may have reached): 1 if the
+   library delivered everything the model has staged there (the turn's
+   staged events, the queue if take_waiting, the buffers of the stage's
+   systems that ran), 0 if it delivered nothing and there was only the
+   queue (it waits); else the model cannot follow (bail), or the library
+   delivered part (a mismatch). */
+static int fz_ev_peek(int stage, int take_waiting) {
+    uint64_t cnt[FZ_MAXI] = {0};
+    int listed = G.staged.nev > 0, moved = 0, still = 0;
+    for (int i = 0; i < G.staged.nev; i++) cnt[G.staged.ev[i].k]++;
+    if (take_waiting) for (int i = 0; i < G.waiting.nev; i++) cnt[G.waiting.ev[i].k]++;
+    for (int s = 0; s < G.nsys && stage >= 0; s++) {
+        const fz_sys *S = &G.sys[s];
+        if (S->stage != stage || !S->ran) continue;
+        for (int b = 0; b < S->nbuf; b++)
+            for (int i = 0; i < S->buf[b].nev; i++) cnt[S->buf[b].ev[i].k]++, listed = 1;
+    }
+    for (int k = 0; k < G.nids; k++) {
+        if (!G.ids[k].ev) continue;
+        const ecs__evlog *L = &G.w->ev.logs[G.w->reg.ids[G.ids[k].lib].event - 1];
+        if (L->base + L->count != L->end) fz_bail("events staged by a sync point that ran out of memory");
+        uint64_t d = L->end - G.evl[k].end;
+        FZ_CHECK(d == 0 || d == cnt[k], "a sync point that ran out of memory delivered %llu events of type %d, the "
+                 "model has %llu to deliver there: part of a delivery", (unsigned long long)d, k,
+                 (unsigned long long)cnt[k]);
+        if (cnt[k]) { if (d) moved = 1; else still = 1; }
+    }
+    if (moved && still) fz_fail("a sync point that ran out of memory delivered some event types and not others");
+    if (moved) { FZ_STAT(ST_EV_OOM_DELIVERED); return 1; }
+    if (still && listed) fz_bail("a sync point that ran out of memory kept its events for the next frame");
+    return !still;
+}
+/* After a frame that stopped on a failed allocation: ecs_world_emit's
+   queue delivered by sync points the model did not follow (a later stage's
+   turn that ran no system), the readers' places and the stage turns as the
+   library has them (which systems it reached then is not modelled). */
+static void fz_ev_settle(void) {
+    while (G.waiting.nev && fz_ev_peek(-2, 1)) { m_stage_sync(-2, 1); m_deliver(); }
+    for (int s = 0; s < G.nsys; s++) {
+        fz_sys *S = &G.sys[s];
+        const ecs__system *ls = &G.w->sys.systems[S->lib - 1];
+        uint64_t dropped = 0;
+        for (uint32_t i = 0; i < ls->win_count; i++) {
+            const ecs__window *win = &ls->win[i];
+            int k = fz_kid(G.w->ev.logs[win->log].id);
+            FZ_CHECK(k >= 0 && (S->rdmask >> k & 1) && win->cursor <= G.evl[k].end,
+                     "system %d: a window at %llu after a frame that ran out of memory", s + 1,
+                     (unsigned long long)win->cursor);
+            if (win->cursor < G.evl[k].base) fz_bail("the model dropped events a reader has not seen (a frame that ran out of memory)");
+            S->cur[k] = win->cursor;
+            dropped += win->dropped;
+        }
+        S->dropped = dropped;
+    }
+    for (int st = 0; st < G.nstages; st++) G.turns[st] = G.w->sys.stages[st].turns;
+}
+
 /* ---- running a frame ----------------------------------------------------- */
 static int g_sysent[FZ_MAXSYS][FZ_LOG_ENTS];
 static int g_nsysent[FZ_MAXSYS];
@@ -2503,12 +3468,14 @@ static void fz_sync_done(int stage) {
             S->ran = 0;
         }
 }
-static void fz_sync_full(int stage, const char *what) {
+static void fz_sync_full(int stage, const char *what, int take_waiting) {
     fz_seq q;
     q.n = 0;
+    fz_ev_capture(stage);
     fz_sync_seq(stage, &q);
     int r = seq_apply(&G.m, q.l, q.n, -1);
     FZ_CHECK(r == 0, "%s: the model's sync point stopped (%s)", what, ecs_result_str((ecs_result)r));
+    m_stage_sync(stage, take_waiting);
     fz_sync_done(stage);
 }
 /* The systems of a stage in an order that respects ecs_system_precedes. */
@@ -2617,7 +3584,8 @@ static void op_progress(void) {
     atomic_store(&G.log_pool_n, 0);
     atomic_store(&G.log_res_n, 0);
     G.log_overflow = 0;
-    for (int s = 0; s < G.nsys; s++) atomic_store(&G.sys[s].seq, 0);
+    G.olog_n = G.olog_i = 0;
+    for (int s = 0; s < G.nsys; s++) { atomic_store(&G.sys[s].seq, 0); G.sys[s].m_got = G.sys[s].lib_got = 0; }
     int paused = G.threads > 1;
     if (paused) fz_pause();
     long inj0 = fz_injected();
@@ -2637,7 +3605,7 @@ static void op_progress(void) {
     for (int t = 0; t < G.m.ntab; t++) locked |= G.m.lock[t] > 0;
     if (locked || G.defer_depth) {
         fz_expect(r, ECS_ERR_BUSY, locked ? "ecs_progress with an open query loop" : "ecs_progress in defer mode");
-        FZ_CHECK(nlog == 0, "systems ran although ecs_progress was refused");
+        FZ_CHECK(nlog == 0 && G.olog_n == 0, "systems or observers ran although ecs_progress was refused");
         fz_check_counts();
         return;
     }
@@ -2649,7 +3617,7 @@ static void op_progress(void) {
     ecs_frame_stats fs;
     if (!G.sys_valid) {
         if (r != ECS_ERR_NOMEM) fz_expect(r, ECS_ERR_INVALID_GRAPH, "ecs_progress with an invalid graph");
-        FZ_CHECK(nlog == 0, "systems ran although the graph is invalid");
+        FZ_CHECK(nlog == 0 && G.olog_n == 0, "systems or observers ran although the graph is invalid");
         fz_check_world();
         return;
     }
@@ -2680,20 +3648,44 @@ static void op_progress(void) {
         fz_sync_done(-1);
         uncertain = 1;
     } else {
-        fz_sync_full(-1, "ecs_progress (leftover commands)");
+        fz_sync_full(-1, "ecs_progress (leftover commands)", 1);   /* the first one takes ecs_world_emit's queue */
+        m_deliver();
     }
     for (int st = 0; st < G.nstages && !uncertain && !stop_busy; st++) {
-        int order[FZ_MAXSYS], n = fz_stage_order(st, order), stopped = 0;
+        int order[FZ_MAXSYS], n = fz_stage_order(st, order), stopped = 0, has_sync = 0;
+        uint64_t turn = 0;
+        if (G.stage_off[st]) m_stage_windows_off(st);   /* no turn: its readers drop */
+        else {
+            turn = G.turns[st]++;
+            for (int s = 0; s < G.nsys; s++) {
+                if (G.sys[s].stage != st) continue;
+                if (G.sys[s].off) m_win_discard(&G.sys[s]);
+                else has_sync = 1;   /* a stage whose systems are all disabled has no sync point */
+            }
+        }
         for (int i = 0; i < n && !stopped && !stop_busy; i++) {
             int s = order[i];
             fz_sys *S = &G.sys[s];
-            if (fz_loose(s)) {
-                for (int j = 0; j < g_nsysent[s]; j++) FZ_CHECK(!G.log[g_sysent[s][j]].bad, "system %d got a wrong %s",
-                                                                 s + 1, G.log[g_sysent[s][j]].bad);
-                continue;
-            }
             if (S->off || G.stage_off[st]) {   /* switched between frames: skipped at once */
                 FZ_CHECK(g_nsysent[s] == 0, "system %d ran while it or its stage was disabled", s + 1);
+                continue;
+            }
+            if (S->interval > 1 && turn % (uint64_t)S->interval) {   /* not its turn: as if it ran instantly */
+                FZ_CHECK(g_nsysent[s] == 0, "system %d ran on turn %llu with interval %d", s + 1,
+                         (unsigned long long)turn, S->interval);
+                m_win_keep(S);
+                continue;
+            }
+            m_win_take(S);   /* it runs, or matches no rows: either way it has seen what was delivered */
+            if (fz_loose(s)) {
+                for (int j = 0; j < g_nsysent[s]; j++) {
+                    fz_mctx mc;
+                    memset(&mc, 0, sizeof mc);
+                    mc.S = S; mc.L = &G.log[g_sysent[s][j]];
+                    FZ_CHECK(!mc.L->bad, "system %d got a wrong %s", s + 1, mc.L->bad);
+                    fz_sim_reads(&mc);   /* its batches differ with timing; what it reads does not */
+                    FZ_CHECK(mc.ri == mc.L->res_n, "loose system %d made calls", s + 1);
+                }
                 continue;
             }
             if (!fz_has_work(S)) {
@@ -2702,7 +3694,7 @@ static void op_progress(void) {
             }
             if (S->flags & ECS_SYSTEM_EXCLUSIVE) {
                 if (!g_nsysent[s] && r == ECS_ERR_NOMEM && !fz_later_logs(st, order, i + 1, n)) { stopped = 1; break; }
-                fz_sync_full(st, "the sync point before an exclusive system");
+                fz_sync_full(st, "the sync point before an exclusive system", 1);   /* stages, delivers not */
                 fz_run_exclusive(s);
             } else {
                 if (!g_nsysent[s]) {
@@ -2729,17 +3721,25 @@ static void op_progress(void) {
         fz_sync_seq(st, &q);
         if (stopped || (r == ECS_ERR_NOMEM && !fz_later_logs(st, order, n, n))) {
             FZ_CHECK(r == ECS_ERR_NOMEM, "the frame stopped in stage %d but ecs_progress = %s", st, ecs_result_str(r));
+            fz_ev_capture(st);
             fz_apply_prefix(q.l, q.n, "ecs_progress (a sync point)");
             FZ_STAT(ST_PREFIX_FRAME);
+            if (fz_ev_peek(st, has_sync)) { m_stage_sync(st, has_sync); m_deliver(); }
             fz_sync_done(st);
             uncertain = 1;
             break;
         }
         fz_stats[ST_SYNC_CMDS] += seq_left(q.l, q.n);
-        fz_sync_full(st, "ecs_progress (the end of a stage)");
+        fz_sync_full(st, "ecs_progress (the end of a stage)", has_sync);   /* (all disabled: none) */
+        m_deliver();
     }
     if (G.threads > 1 && nlog) FZ_STAT(ST_PARALLEL);
     fz_sync_tables_all(&G.m);
+    if (uncertain) fz_ev_settle();
+    FZ_CHECK(G.olog_i == G.olog_n, "observers were called %d times, the model says %d", G.olog_n, G.olog_i);
+    for (int s = 0; s < G.nsys; s++)
+        for (int b = 0; b < G.sys[s].nbuf; b++)
+            FZ_CHECK(!G.sys[s].buf[b].nev, "system %d: the model did not deliver its events", s + 1);
     if (!uncertain) {
         int want = stop_busy ? ECS_ERR_BUSY : G.refusals ? ECS_ERR_ACCESS : ECS_OK;
         if (g_nomem_rec) {   /* "ECS_ERR_NOMEM if memory ran out while commands were recorded" */
@@ -2804,8 +3804,8 @@ static void op_inspect(unsigned x) {
         ecs_report_print(&rep, fz_devnull());
         FZ_CHECK((r == ECS_OK) == (rep.count == 0), "ecs_validate = %s with %d problems", ecs_result_str(r), rep.count);
         for (int i = 0; i < rep.note_count; i++)
-            FZ_CHECK(rep.notes[i].kind == ECS_NOTE_READ_BEFORE_WRITE && rep.notes[i].message, "a note of kind %d",
-                     (int)rep.notes[i].kind);
+            FZ_CHECK((rep.notes[i].kind == ECS_NOTE_READ_BEFORE_WRITE || (G.nev && rep.notes[i].kind ==
+                     ECS_NOTE_EVENT_NEXT_FRAME)) && rep.notes[i].message, "a note of kind %d", (int)rep.notes[i].kind);
         break;
     }
     case 2: {
@@ -2909,16 +3909,22 @@ static void op_misc(void) {
 enum { OP_COMP, OP_RES, OP_CREATE, OP_CREATE_MANY, OP_DESTROY, OP_ADD, OP_REMOVE, OP_SET, OP_READ, OP_RESGET,
        OP_QNEW, OP_QFREE, OP_QCOUNT, OP_ITBEGIN, OP_ITNEXT, OP_ITWRITE, OP_ITFINI, OP_ITFULL, OP_DBEGIN, OP_DEND,
        OP_CNEW, OP_CFREE, OP_CCREATE, OP_CMD, OP_CAPPLY, OP_STAGE, OP_SYSTEM, OP_VALIDATE, OP_PROGRESS, OP_OOM,
-       OP_MISC, OP_PARENT, OP_COUNT };
+       OP_MISC, OP_PARENT, OP_COUNT_V1,
+       /* reached only once an event type exists (op_register's escape makes the first): inputs without
+          events decode as before */
+       OP_EVENT = OP_COUNT_V1, OP_WEMIT, OP_OBSERVE, OP_COUNT };
 static const char *const fz_opnames[OP_COUNT] = {
     "component", "resource", "create", "create_many", "destroy", "add", "remove", "set", "read", "resource_get",
     "query_new", "query_free", "query_count", "iter_begin", "iter_next", "iter_write", "iter_fini", "iter_full",
     "defer_begin", "defer_end", "commands_new", "commands_free", "cmd_create", "cmd", "commands_apply", "stage_add",
-    "system_add", "validate", "progress", "oom", "misc", "set_parent"};
+    "system_add", "validate", "progress", "oom", "misc", "set_parent", "event", "world_emit", "observe"};
 
 static void fz_reset(void) {
     for (int i = 0; i < FZ_MAXBUF; i++) l_free(&G.lists[i]);
     l_free(&G.defer);
+    l_free(&G.waiting);
+    l_free(&G.staged);
+    for (int k = 0; k < FZ_MAXI; k++) { free(G.evl[k].data); memset(&G.evl[k], 0, sizeof G.evl[k]); }
     for (int s = 0; s < FZ_MAXSYS; s++) {
         for (int b = 0; b < G.sys[s].nbuf; b++) l_free(&G.sys[s].buf[b]);
         free(G.sys[s].buf);
@@ -2976,7 +3982,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FZ_CHECK(G.all != NULL, "the full query");
     if (!setjmp(G.bail)) {
         while (!G.eof && G.op < FZ_MAXOPS) {
-            unsigned op = fz_u8() % OP_COUNT;
+            unsigned op = fz_u8() % (G.nev ? OP_COUNT : OP_COUNT_V1);
             if (G.eof) break;
             G.op++;
             FZ_STAT(ST_OPS);
@@ -3015,6 +4021,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             case OP_PROGRESS: op_progress(); break;
             case OP_OOM: op_oom(); break;
             case OP_PARENT: op_parent(); break;
+            case OP_EVENT: op_event(fz_u8()); break;
+            case OP_WEMIT: op_world_emit(); break;
+            case OP_OBSERVE: op_observe(); break;
             default: op_misc(); break;
             }
             if (++G.ops_since_check >= 16 || G.m.alive <= 24 || G.trace) fz_check_world();
