@@ -2988,10 +2988,10 @@ static void ecs__stamp_batch(const ecs_term *terms, int term_count, const ecs__m
    rows or in a column of a term in mask (m's columns). */
 static bool ecs__block_changed(const ecs__match *m, uint32_t mask, uint32_t b, uint64_t since) {
     const ecs__table *t = m->table;
-    if (ecs__load_relaxed(&t->stamps[b]) > since) return true;
+    if ((uint64_t)ecs__load_relaxed(&t->stamps[b]) > since) return true;
     for (; mask; mask &= mask - 1) {
         int32_t c = m->column[ecs__lsb(mask)];
-        if (c >= 0 && ecs__load_relaxed(&t->stamps[(size_t)(c + 1) * t->blocks + b]) > since) return true;
+        if (c >= 0 && (uint64_t)ecs__load_relaxed(&t->stamps[(size_t)(c + 1) * t->blocks + b]) > since) return true;
     }
     return false;
 }
@@ -5627,7 +5627,7 @@ static bool ecs__stamps_take(ecs_world *w, ecs_snapshot *s) {
         if (!(st->stamps = (uint64_t *)ecs__snap_alloc(s, (size_t)rows * st->blocks * sizeof *st->stamps))) return false;
         for (uint32_t r = 0; r < rows; r++)
             for (uint32_t b = 0; b < st->blocks; b++)
-                st->stamps[(size_t)r * st->blocks + b] = ecs__load_relaxed(&t->stamps[(size_t)r * t->blocks + b]);
+                st->stamps[(size_t)r * st->blocks + b] = (uint64_t)ecs__load_relaxed(&t->stamps[(size_t)r * t->blocks + b]);
     }
     return true;
 }
