@@ -343,6 +343,35 @@ ECS_API ecs_entity ecs_get_parent(const ecs_world *w, ecs_entity e);   /* 0 if n
    may be NULL); returns how many there are. */
 ECS_API size_t     ecs_children(const ecs_world *w, ecs_entity parent, ecs_entity *out, size_t cap);
 
+/* Prefabs: templates that live in the world but outside the game. A prefab
+   is an entity with the prefab tag; give it values with ecs_set and child
+   prefabs with ecs_set_parent (a prefab's child must be a prefab:
+   ECS_ERR_ARG). Only terms that name the tag see prefabs: queries, systems,
+   change detection, ecs_count and ecs_destroy_with leave them out, and
+   on_add / on_set / on_remove do not fire for them (ctor, copy and dtor do).
+   The tag comes only with ecs_prefab_new: adding or removing it, or listing
+   it in ecs_create_many, is ECS_ERR_ARG. Prefabs are in snapshots and save
+   files like any entity. */
+ECS_API ecs_entity ecs_prefab_new(ecs_world *w);   /* 0 on failure; in defer mode reserved */
+ECS_API ecs_id     ecs_prefab_tag(const ecs_world *w);
+ECS_API bool       ecs_is_prefab(const ecs_world *w, ecs_entity e);   /* false if e is dead */
+/* A copy of the prefab: every component but the tag (copy hooks; on_add for
+   every id, then on_set for every value, as ecs_create_many_values), its
+   child prefabs copied under it recursively in attach order, and entity
+   fields that name an entity of the prefab's subtree rewritten to that
+   entity's copy (a turret's owner field names the new tank). Later edits of
+   the prefab change later instances only. 0 on failure: ECS_ERR_ARG for an
+   entity without the tag, ECS_ERR_STALE for a dead one, ECS_ERR_BUSY inside
+   an ordinary system (use ecs_cmd_instantiate) or when a loop holds a table
+   it fills. In defer mode the handle is reserved and the values are copied
+   when the block's commands apply. */
+ECS_API ecs_entity ecs_instantiate(ecs_world *w, ecs_entity prefab);
+/* n instances (whole columns copied: in bulk about as fast as
+   ecs_create_many_values), roots to out (may be NULL); all or nothing. n
+   instances get the handles, rows and hook calls n ecs_instantiate calls
+   would have. */
+ECS_API ecs_result ecs_instantiate_many(ecs_world *w, ecs_entity prefab, size_t n, ecs_entity *out);
+
 /* The ids e has, ascending (*out is valid until the next structural
    change); -1 (ECS_ERR_STALE) if e is not alive. */
 ECS_API int        ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id **out);
@@ -521,6 +550,10 @@ ECS_API ecs_result ecs_cmd_set(ecs_commands *c, ecs_entity e, ecs_id id,
 /* Pending handles of the buffer allowed on both sides; a command whose child
    or parent is dead when it applies, or that would make a loop, is dropped. */
 ECS_API ecs_result ecs_cmd_set_parent(ecs_commands *c, ecs_entity child, ecs_entity parent);
+/* An instance of prefab (as ecs_instantiate, values copied when it applies):
+   a pending handle of its root, or 0 (ECS_ERR_ARG / ECS_ERR_STALE if prefab
+   is not a live prefab now). If the prefab died before, it is dropped. */
+ECS_API ecs_entity ecs_cmd_instantiate(ecs_commands *c, ecs_entity prefab);
 
 /* A buffer of your own, for recording outside systems. */
 ECS_API ecs_commands *ecs_commands_new(ecs_world *w);
@@ -1372,6 +1405,7 @@ static int ecs__hardware_threads(void) {
 #define ECS__GEN_MAX     ((uint32_t)((1u << ECS_GENERATION_BITS) - 1u))
 #define ECS__NONE        UINT32_MAX           /* no slot / no table */
 #define ECS__RESERVED    (UINT32_MAX - 1)      /* a slot held by defer mode's ecs_create */
+#define ECS__PREFAB      1u                    /* the prefab tag: the world's first id */
 #define ECS__PENDING     (1ull << 63)          /* marks a command buffer's pending handle */
 /* A pending handle: bit 63, the buffer's serial (ECS_PENDING_SERIAL_BITS),
    then its index among the buffer's creates (24 bits). Serials are never
@@ -1678,6 +1712,7 @@ typedef struct ecs__table {
     uint32_t lock;           /* iterators inside: structural changes are ECS_ERR_BUSY */
     bool hooked;             /* an id with lifecycle hooks or events: the hooked moves */
     bool evented;            /* an id with events (on_add, on_set, on_remove) */
+    bool prefab;             /* has the prefab tag: seen only by terms naming it, no event hooks */
     const ecs_query *lock_query;   /* the query of the latest such iterator, for errors */
     ECS__ATOMIC(uint64_t) *stamps; /* >>change: per block of rows, rows entering or moving
                                       in, then per column its writes (blocks each) */
@@ -1704,7 +1739,8 @@ struct ecs_query {
     uint64_t seen;           /* >>change: the tick of its latest complete iteration (0: none) */
 };
 
-enum { ECS__CMD_CREATE, ECS__CMD_DESTROY, ECS__CMD_ADD, ECS__CMD_REMOVE, ECS__CMD_SET, ECS__CMD_PARENT };
+enum { ECS__CMD_CREATE, ECS__CMD_DESTROY, ECS__CMD_ADD, ECS__CMD_REMOVE, ECS__CMD_SET, ECS__CMD_PARENT,
+       ECS__CMD_INSTANTIATE };   /* INSTANTIATE: e the instance (pending or reserved), the prefab in data */
 typedef struct ecs__cmd {
     uint32_t op;
     ecs_id id;
@@ -1976,6 +2012,7 @@ typedef struct ecs__table_state {       /* >>table */
     ecs__map table_sets;     /* id set hash -> table index */
     ecs_id *scratch;         /* id set under construction */
     uint32_t scratch_cap;
+    uint32_t prefab_tables;  /* tables with the prefab tag (ecs_count leaves their rows out) */
 } ecs__table_state;
 
 typedef struct ecs__change_state {      /* >>change */
@@ -2251,6 +2288,13 @@ static bool ecs__term_admits(const ecs_term *t, bool has) {
     return ecs__term_requires(t) ? has : t->oper == ECS_NOT ? !has : true;
 }
 
+/* Whether a term list may match a prefab's table: only one that names the
+   prefab tag (with any operator); prefabs are invisible to the rest. */
+static bool ecs__terms_see_prefabs(const ecs_term *terms, int n) {
+    for (int i = 0; i < n; i++) if (terms[i].id == ECS__PREFAB) return true;
+    return false;
+}
+
 /* Whether the term hands out a column (ECS_FIELD): every term but NOT. */
 static bool ecs__term_field(const ecs_term *t) { return t->oper != ECS_NOT; }
 
@@ -2343,6 +2387,7 @@ static int32_t ecs__table_find_id(const ecs__table *t, ecs_id id);
 
 /* Whether a system's query matches table t (its AND and NOT terms). */
 static bool ecs__system_matches(const ecs__system *s, const ecs__table *t) {
+    if (t->prefab && !ecs__terms_see_prefabs(s->terms, s->term_count)) return false;
     for (int k = 0; k < s->term_count; k++) {
         if (!ecs__term_admits(&s->terms[k], ecs__table_find_id(t, s->terms[k].id) >= 0)) return false;
     }
@@ -2496,18 +2541,24 @@ static void ecs__fire(ecs_world *w, ecs_hook_fn fn, ecs_entity e, ecs_id id, voi
     w->hk.hook_depth--;
 }
 
+/* A prefab (an entity of a table with the prefab tag) gets no event hooks;
+   its values still get ctor, copy and dtor. */
+static bool ecs__quiet(const ecs_world *w, ecs_entity e) {
+    return w->tab.prefab_tables && w->tab.tables[w->ent.records[ecs__index(e)].table]->prefab;
+}
+
 /* The event hooks of id for entity e, whose value (NULL for a tag) is at
    cell. */
 static void ecs__on_add(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->reg.ids[id].on_add) ecs__fire(w, w->reg.ids[id].on_add, e, id, cell);
+    if (w->reg.ids[id].on_add && !ecs__quiet(w, e)) ecs__fire(w, w->reg.ids[id].on_add, e, id, cell);
 }
 
 static void ecs__on_set(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->reg.ids[id].on_set && cell) ecs__fire(w, w->reg.ids[id].on_set, e, id, cell);
+    if (w->reg.ids[id].on_set && cell && !ecs__quiet(w, e)) ecs__fire(w, w->reg.ids[id].on_set, e, id, cell);
 }
 
 static void ecs__on_remove(ecs_world *w, ecs_entity e, ecs_id id, void *cell) {
-    if (w->reg.ids[id].on_remove) ecs__fire(w, w->reg.ids[id].on_remove, e, id, cell);
+    if (w->reg.ids[id].on_remove && !ecs__quiet(w, e)) ecs__fire(w, w->reg.ids[id].on_remove, e, id, cell);
 }
 
 /* dtor of one value, and of every value in row (their entity goes away). */
@@ -2544,6 +2595,15 @@ ECS__COLD ecs_result ecs__bad_component(const ecs_world *w, const char *fn, ecs_
 static inline ecs_result ecs__check_component(const ecs_world *w, const char *fn, ecs_id id) {
     return ecs__id_valid(w, id) && !w->reg.ids[id].resource && !w->reg.ids[id].event ? ECS_OK
                                                                                       : ecs__bad_component(w, fn, id);
+}
+
+/* As ecs__check_component, for an id an entity gains or loses (add, remove,
+   set, create): the prefab tag only comes with ecs_prefab_new and stays. */
+static ecs_result ecs__check_addable(const ecs_world *w, const char *fn, ecs_id id) {
+    if (id == ECS__PREFAB)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: the prefab tag comes only with ecs_prefab_new, and "
+                         "stays (instantiate a prefab to get a live entity)", fn);
+    return ecs__check_component(w, fn, id);
 }
 
 static ecs_id ecs__id_find(const ecs_world *w, const char *name) {
@@ -2887,6 +2947,15 @@ static uint32_t ecs__post_next(const ecs_world *w, uint32_t root, uint32_t x) {
     return ecs__index(w->hier.rels[x].parent);
 }
 
+/* The slot after x in the pre-order of root's subtree (a parent before its
+   children, siblings in attach order), or ECS__NONE after the last. */
+static uint32_t ecs__pre_next(const ecs_world *w, uint32_t root, uint32_t x) {
+    if (ecs__has_rel(w, x) && w->hier.rels[x].first) return w->hier.rels[x].first - 1;
+    for (; x != root; x = ecs__index(w->hier.rels[x].parent))
+        if (w->hier.rels[x].next) return w->hier.rels[x].next - 1;
+    return ECS__NONE;
+}
+
 static void ecs__hierarchy_fini(ecs_world *w) { ecs__free(w, w->hier.rels); }
 
 /* ---- >>change: change stamps, and what counts as a change ---------------- */
@@ -3124,6 +3193,7 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
         t->column_of[i] = size ? (int32_t)c : -1;
         t->hooked |= w->reg.ids[ids[i]].lifecycle || w->reg.ids[ids[i]].events;
         t->evented |= w->reg.ids[ids[i]].events;
+        t->prefab |= ids[i] == ECS__PREFAB;
         if (size) {
             t->columns[c].data = NULL; t->columns[c].raw = NULL;
             t->columns[c].size = size; t->columns[c].id = ids[i];
@@ -3131,6 +3201,7 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
         }
     }
     w->tab.tables[w->tab.table_count++] = t;
+    w->tab.prefab_tables += t->prefab;
     ecs__map_put(&w->tab.table_sets, ecs__set_hash(ids, n), t->index);
     for (uint32_t i = 0; i < w->qry.query_count; i++) {
         ecs_query *q = w->qry.queries[i];
@@ -3435,13 +3506,16 @@ static bool ecs__locked(const ecs_world *w, const ecs__table *t) {
 }
 
 /* ---- immediate structural operations (arguments already checked) ---- */
-/* Puts the entity of taken slot i into the empty-set table. */
-static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
-    ecs__table *root = w->tab.tables[0];
+/* Puts the entity of taken slot i into the empty-set table (a prefab: the
+   table of the prefab tag alone). */
+static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i, bool prefab) {
+    static const ecs_id tag = ECS__PREFAB;
+    ecs__table *root = prefab ? ecs__table_get(w, &tag, 1) : w->tab.tables[0];
+    if (!root) return ECS__OOM(w, fn);
     if (ecs__locked(w, root)) return ecs__busy(w, fn, root);
     if (!ecs__table_reserve(w, root, (size_t)root->count + 1)) return ECS__OOM(w, fn);
     ecs__record *r = &w->ent.records[i];
-    r->table = 0;
+    r->table = root->index;
     r->row = root->count;
     ecs__stamp_rows(w, root, root->count, 1);
     root->entities[root->count++] = ecs__handle(i, r->gen);
@@ -3449,11 +3523,11 @@ static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i) {
     return ECS_OK;
 }
 
-static ecs_entity ecs__create(ecs_world *w, const char *fn) {
+static ecs_entity ecs__create(ecs_world *w, const char *fn, bool prefab) {
     if (w->sched.phase == ECS__SYSTEMS) { ecs__check_running(w, fn); return 0; }   /* before touching shared slots */
     if (!ecs__slots_reserve(w, 1)) { ECS__OOM(w, fn); return 0; }
     uint32_t head = w->ent.free_head, count = w->ent.record_count, i = ecs__slot_take(w);
-    if (ecs__place(w, fn, i)) {   /* give the slot back exactly as it was */
+    if (ecs__place(w, fn, i, prefab)) {   /* give the slot back exactly as it was */
         if (i == count) w->ent.record_count = count;
         else { w->ent.free_head = head; w->ent.free_count++; }
         return 0;
@@ -3504,6 +3578,11 @@ static ecs_result ecs__destroy(ecs_world *w, const char *fn, ecs_entity e) {
 
 /* child gets parent (0: none); ECS_ERR_ARG for a loop. */
 static ecs_result ecs__set_parent(ecs_world *w, const char *fn, ecs_entity child, ecs_entity parent) {
+    if (parent && w->tab.tables[w->ent.records[ecs__index(parent)].table]->prefab &&
+        !w->tab.tables[w->ent.records[ecs__index(child)].table]->prefab)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: entity %u is a prefab, so its child must be one too (entity %u "
+                         "is not; make it with ecs_prefab_new)", fn, (unsigned)ecs__index(parent),
+                         (unsigned)ecs__index(child));
     for (ecs_entity x = parent; x; x = ecs__parent_of(w, ecs__index(x)))
         if (x == child)
             return ecs__fail(w, ECS_ERR_ARG, "%s: entity %u is an ancestor of entity %u: a loop", fn,
@@ -3686,6 +3765,7 @@ static void ecs__table_fini(ecs_world *w) {
 /* Tests t against q's terms and fills m with the column of each term. */
 static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match *m) {
     m->table = (ecs__table *)t;
+    if (t->prefab && !ecs__terms_see_prefabs(q->terms, q->term_count)) return false;
     for (int i = 0; i < q->term_count; i++) {
         int32_t at = ecs__table_find_id(t, q->terms[i].id);
         if (!ecs__term_admits(&q->terms[i], at >= 0)) return false;
@@ -4084,7 +4164,7 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
         return ecs__fail(w, ECS_ERR_ARG, "%s: pending entity %llx was made by another command "
                          "buffer or an earlier apply", fn, (unsigned long long)e);
     if (c->applying) return ecs__busy_applying(w, fn);
-    if (op != ECS__CMD_DESTROY && (r = ecs__check_component(w, fn, id))) return r;
+    if (op != ECS__CMD_DESTROY && (r = ecs__check_addable(w, fn, id))) return r;
     uint32_t size = op == ECS__CMD_SET ? w->reg.ids[id].size : 0;
     if (op == ECS__CMD_SET && size && !value)
         return ecs__fail(w, ECS_ERR_ARG, "%s: value is NULL for component \"%s\"", fn,
@@ -4108,32 +4188,43 @@ static ecs_result ecs__cmd_push(ecs_commands *c, const char *fn, uint32_t op, ec
     return ECS_OK;
 }
 
-ECS_API ecs_entity ecs_cmd_create(ecs_commands *c) {
-    if (!c) return 0;
+/* A command that makes an entity (op: CREATE, or INSTANTIATE of the prefab
+   *of): its pending handle, or 0 on failure with nothing recorded. */
+static ecs_entity ecs__cmd_make(ecs_commands *c, const char *fn, uint32_t op, const ecs_entity *of) {
     ecs_world *w = c->world;
-    if (c->applying) { ecs__busy_applying(w, "ecs_cmd_create"); return 0; }
+    if (c->applying) { ecs__busy_applying(w, fn); return 0; }
     if (!c->serial) {
         if (w->sched.phase != ECS__IDLE) ecs__frame_fail(w, ECS_ERR_NOMEM);
-        ecs__fail(w, ECS_ERR_NOMEM, "ecs_cmd_create: this world has used up its 2^%d command-buffer "
-                  "serials, so no new pending handle can be told apart from an old one",
-                  ECS_PENDING_SERIAL_BITS);
+        ecs__fail(w, ECS_ERR_NOMEM, "%s: this world has used up its 2^%d command-buffer serials, so no "
+                  "new pending handle can be told apart from an old one", fn, ECS_PENDING_SERIAL_BITS);
         return 0;
     }
     if (c->created_count > ECS__PENDING_INDEX_MAX) {
-        ecs__fail(w, ECS_ERR_ARG, "ecs_cmd_create: a buffer holds at most %u pending creates; apply "
-                  "it first", (unsigned)ECS__PENDING_INDEX_MAX + 1);
+        ecs__fail(w, ECS_ERR_ARG, "%s: a buffer holds at most %u pending creates; apply it first", fn,
+                  (unsigned)ECS__PENDING_INDEX_MAX + 1);
         return 0;
     }
+    if (of && (size_t)c->data_size + sizeof *of + 64 > ECS__CMD_DATA_MAX) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: a command buffer holds at most 2 GiB of values; apply it first", fn);
+        return 0;
+    }
+    uint32_t at = 0;
     if (!ECS__RESERVE(w, c->created, c->created_cap, (size_t)c->created_count + 1) ||
-        !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1)) {
-        ecs__cmd_oom(w, "ecs_cmd_create");
+        !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
+        (of && (at = ecs__cmd_value(w, c, (uint32_t)sizeof *of, 8)) == ECS__NONE)) {
+        ecs__cmd_oom(w, fn);
         return 0;
     }
+    if (of) memcpy(c->data + at, of, sizeof *of);
     ecs_entity e = ECS__PENDING | (c->serial << ECS__PENDING_INDEX_BITS) | c->created_count;
     c->created[c->created_count++] = 0;
     ecs__cmd *cmd = &c->cmds[c->count++];
-    cmd->op = ECS__CMD_CREATE; cmd->id = 0; cmd->e = e; cmd->value = 0;
+    cmd->op = op; cmd->id = 0; cmd->e = e; cmd->value = at;
     return e;
+}
+
+ECS_API ecs_entity ecs_cmd_create(ecs_commands *c) {
+    return c ? ecs__cmd_make(c, "ecs_cmd_create", ECS__CMD_CREATE, NULL) : 0;
 }
 
 ECS_API ecs_result ecs_cmd_destroy(ecs_commands *c, ecs_entity e) {
@@ -4187,14 +4278,18 @@ static void ecs__fields_live(const ecs_commands *c, const ecs__idinfo *in, unsig
     }
 }
 
+static ecs_result ecs__cmd_instantiate_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *cmd);
+
 /* One command (its target and values resolved against c's creates). A
    dead target drops it. */
 static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *cmd) {
     static const char fn[] = "ecs_commands_apply";
     ecs_entity e = cmd->e;
-    if (cmd->op == ECS__CMD_CREATE && !(e & ECS__PENDING)) return ecs__place(w, fn, ecs__index(e));   /* reserved in defer mode */
+    if (cmd->op == ECS__CMD_CREATE && !(e & ECS__PENDING))   /* reserved in defer mode (id: a prefab's tag) */
+        return ecs__place(w, fn, ecs__index(e), cmd->id == ECS__PREFAB);
+    if (cmd->op == ECS__CMD_INSTANTIATE) return ecs__cmd_instantiate_apply(w, c, cmd);
     if (cmd->op == ECS__CMD_CREATE) {
-        ecs_entity made = ecs__create(w, fn);
+        ecs_entity made = ecs__create(w, fn, false);
         if (!made) return ecs__locked(w, w->tab.tables[0]) ? ECS_ERR_BUSY : ECS_ERR_NOMEM;
         c->created[ecs__pending_index(e)] = made;
         return ECS_OK;
@@ -4983,25 +5078,45 @@ static inline ecs_result ecs__check_target(const ecs_world *w, const char *fn, e
     return ecs__not_alive(w, fn, e);
 }
 
-/* Defer mode's create: the slot is taken now, so the handle the caller gets
-   is the one that becomes live when the block ends. */
-static ecs_entity ecs__defer_create(ecs_world *w, const char *fn) {
+/* Defer mode's create (a prefab with prefab; an instance of *of): the slot
+   is taken now, so the handle the caller gets is the one that becomes live
+   when the block ends. */
+static ecs_entity ecs__defer_create(ecs_world *w, const char *fn, bool prefab, const ecs_entity *of) {
     ecs_commands *c = ecs__defer_buf(w);
-    if (!ecs__slots_reserve(w, 1) || !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1)) {
+    uint32_t at = 0;
+    if (!ecs__slots_reserve(w, 1) || !ECS__RESERVE(w, c->cmds, c->cap, (size_t)c->count + 1) ||
+        (of && (at = ecs__cmd_value(w, c, (uint32_t)sizeof *of, 8)) == ECS__NONE)) {
         ECS__OOM(w, fn);
         return 0;
     }
+    if (of) memcpy(c->data + at, of, sizeof *of);
     uint32_t i = ecs__slot_take(w);
     w->ent.records[i].table = ECS__RESERVED;
     ecs__cmd *cmd = &c->cmds[c->count++];
-    cmd->op = ECS__CMD_CREATE; cmd->id = 0; cmd->e = ecs__handle(i, w->ent.records[i].gen); cmd->value = 0;
+    cmd->op = of ? ECS__CMD_INSTANTIATE : ECS__CMD_CREATE; cmd->id = prefab ? ECS__PREFAB : 0;
+    cmd->e = ecs__handle(i, w->ent.records[i].gen); cmd->value = at;
     return cmd->e;
+}
+
+/* Cuts the defer buffer back to count commands, its reserved slots back in
+   their old order (free list head and record count as they were). */
+static void ecs__defer_undo(ecs_world *w, ecs_commands *c, uint32_t count, uint32_t head, uint32_t slots) {
+    for (uint32_t k = count; k < c->count; k++) {
+        if (c->cmds[k].op != ECS__CMD_CREATE && c->cmds[k].op != ECS__CMD_INSTANTIATE) continue;
+        uint32_t s = ecs__index(c->cmds[k].e);
+        w->ent.records[s].table = ECS__NONE;
+        if (s < slots) w->ent.free_count++;
+    }
+    w->ent.free_head = head;
+    w->ent.record_count = slots;
+    ecs__commands_drop(w, c, count);
+    c->count = count;
 }
 
 ECS_API ecs_entity ecs_create(ecs_world *w) {
     if (!w) return 0;
-    if (ecs__deferring(w)) return ecs__defer_create(w, "ecs_create");
-    return ecs__create(w, "ecs_create");
+    if (ecs__deferring(w)) return ecs__defer_create(w, "ecs_create", false, NULL);
+    return ecs__create(w, "ecs_create", false);
 }
 
 /* ecs_create_many(_values) in defer mode: the creates and sets recorded, all
@@ -5011,23 +5126,14 @@ ECS__NOINLINE ecs_result ecs__create_many_deferred(ecs_world *w, const char *fn,
     ecs_commands *c = ecs__defer_buf(w);
     uint32_t count = c->count, head = w->ent.free_head, slots = w->ent.record_count;
     for (size_t i = 0; i < n; i++) {
-        ecs_entity e = ecs__defer_create(w, fn);
+        ecs_entity e = ecs__defer_create(w, fn, false, NULL);
         bool ok = e != 0;
         for (size_t k = 0; ok && k < id_count; k++)
             ok = values && values[k] && w->reg.ids[ids[k]].size
                ? !ecs_cmd_set(c, e, ids[k], (const unsigned char *)values[k] + i * w->reg.ids[ids[k]].size)
                : !ecs_cmd_add(c, e, ids[k]);
         if (!ok) {
-            for (uint32_t k = count; k < c->count; k++) {   /* slots back in their old order */
-                if (c->cmds[k].op != ECS__CMD_CREATE) continue;
-                uint32_t s = ecs__index(c->cmds[k].e);
-                w->ent.records[s].table = ECS__NONE;
-                if (s < slots) w->ent.free_count++;
-            }
-            w->ent.free_head = head;
-            w->ent.record_count = slots;
-            ecs__commands_drop(w, c, count);
-            c->count = count;
+            ecs__defer_undo(w, c, count, head, slots);
             return ECS__OOM(w, fn);
         }
         if (out) out[i] = e;
@@ -5042,7 +5148,7 @@ static ecs_result ecs__create_many(ecs_world *w, const char *fn, size_t n, const
     if (id_count && !ids) return ecs__fail(w, ECS_ERR_ARG, "%s: ids is NULL", fn);
     if (n > ECS__MAX_ROWS) return ecs__fail(w, ECS_ERR_ARG, "%s: n is too large", fn);
     for (size_t i = 0; i < id_count; i++) {
-        ecs_result r = ecs__check_component(w, fn, ids[i]);
+        ecs_result r = ecs__check_addable(w, fn, ids[i]);
         if (r) return r;
         for (size_t k = 0; values && k < i; k++)
             if (ids[k] == ids[i])
@@ -5174,6 +5280,11 @@ ECS_API ecs_result ecs_destroy_many(ecs_world *w, const ecs_entity *es, size_t n
     return ecs__destroy_list(w, fn, es, n);
 }
 
+/* Whether ecs_destroy_with(id) takes t's rows (prefabs only for the prefab tag). */
+static bool ecs__destroying_with(const ecs__table *t, ecs_id id) {
+    return t->count && (!t->prefab || id == ECS__PREFAB) && ecs__table_find_id(t, id) >= 0;
+}
+
 ECS_API ecs_result ecs_destroy_with(ecs_world *w, ecs_id id) {
     static const char fn[] = "ecs_destroy_with";
     if (!w) return ECS_ERR_ARG;
@@ -5181,13 +5292,13 @@ ECS_API ecs_result ecs_destroy_with(ecs_world *w, ecs_id id) {
     if (r || (r = ecs__check_running(w, fn))) return r;
     size_t n = 0, k = 0;
     for (uint32_t i = 0; i < w->tab.table_count; i++)
-        if (w->tab.tables[i]->count && ecs__table_find_id(w->tab.tables[i], id) >= 0) n += w->tab.tables[i]->count;
+        if (ecs__destroying_with(w->tab.tables[i], id)) n += w->tab.tables[i]->count;
     if (!n) return ECS_OK;
     ecs_entity *list = (ecs_entity *)ecs__alloc(w, n * sizeof *list);   /* destroys move rows */
     if (!list) return ECS__OOM(w, fn);
     for (uint32_t i = 0; i < w->tab.table_count; i++) {
         const ecs__table *t = w->tab.tables[i];
-        if (!t->count || ecs__table_find_id(t, id) < 0) continue;
+        if (!ecs__destroying_with(t, id)) continue;
         for (uint32_t row = t->count; row-- > 0;) list[k++] = t->entities[row];   /* last rows first: no moves */
     }
     r = ecs__destroy_list(w, fn, list, n);
@@ -5226,7 +5337,7 @@ ECS_API ecs_result ecs_add(ecs_world *w, ecs_entity e, ecs_id id) {
     const ecs__edge_to *edge = ecs__fast_edge(w, e, id, 0, NULL);
     if (edge) { ecs__move_fast(w, e, edge, NULL); return ECS_OK; }
     ecs_result r = ecs__check_target(w, "ecs_add", e);
-    if (!r) r = ecs__check_component(w, "ecs_add", id);
+    if (!r) r = ecs__check_addable(w, "ecs_add", id);
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_add(ecs__defer_buf(w), e, id);
     if ((r = ecs__add(w, "ecs_add", e, id, NULL))) return r;
@@ -5238,7 +5349,7 @@ ECS_API ecs_result ecs_remove(ecs_world *w, ecs_entity e, ecs_id id) {
     const ecs__edge_to *edge = ecs__fast_edge(w, e, id, 1, NULL);
     if (edge) { ecs__move_fast(w, e, edge, NULL); return ECS_OK; }
     ecs_result r = ecs__check_target(w, "ecs_remove", e);
-    if (!r) r = ecs__check_component(w, "ecs_remove", id);
+    if (!r) r = ecs__check_addable(w, "ecs_remove", id);
     if (r) return r;
     if (ecs__deferring(w)) return ecs_cmd_remove(ecs__defer_buf(w), e, id);
     if ((r = ecs__remove(w, "ecs_remove", e, id))) return r;
@@ -5250,7 +5361,7 @@ ECS_API ecs_result ecs_set(ecs_world *w, ecs_entity e, ecs_id id, const void *va
     const ecs__edge_to *edge = value ? ecs__fast_edge(w, e, id, 0, value) : NULL;
     if (edge) { ecs__move_fast(w, e, edge, value); return ECS_OK; }
     ecs_result r = ecs__check_target(w, "ecs_set", e);
-    if (!r) r = ecs__check_component(w, "ecs_set", id);
+    if (!r) r = ecs__check_addable(w, "ecs_set", id);
     if (r) return r;
     if (!value && w->reg.ids[id].size)
         return ecs__fail(w, ECS_ERR_ARG, "ecs_set: value is NULL for component \"%s\"",
@@ -5295,7 +5406,13 @@ ECS_API void *ecs_get_mut(ecs_world *w, ecs_entity e, ecs_id id) {
     return ecs__get(w, "ecs_get_mut", e, id, true);
 }
 
-ECS_API size_t ecs_count(const ecs_world *w) { return w ? w->ent.alive : 0; }
+ECS_API size_t ecs_count(const ecs_world *w) {
+    if (!w) return 0;
+    size_t n = w->ent.alive;
+    for (uint32_t i = 0; w->tab.prefab_tables && i < w->tab.table_count; i++)
+        if (w->tab.tables[i]->prefab) n -= w->tab.tables[i]->count;
+    return n;
+}
 
 ECS_API int ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id **out) {
     if (out) *out = NULL;
@@ -5303,6 +5420,233 @@ ECS_API int ecs_entity_ids(const ecs_world *w, ecs_entity e, const ecs_id **out)
     const ecs__table *t = w->tab.tables[w->ent.records[ecs__index(e)].table];
     if (out) *out = t->ids;
     return (int)t->id_count;
+}
+
+/* ---- >>prefab: prefabs and their instances ------------------------------- */
+/* A prefab is an entity with the prefab tag (ECS__PREFAB, the world's first
+   id), which only ecs_prefab_new gives and nothing takes away. The rules
+   that make it invisible live where they apply: table matching (>>terms),
+   event hooks (ecs__quiet), ecs_count and ecs_destroy_with, parents
+   (ecs__set_parent). Instantiating walks the prefab's subtree in pre-order
+   and makes n copies of it: every fallible step (tables, slots, rows,
+   links) is reserved first, so the bulk form is all or nothing. Instance
+   i's entities are made in pre-order before instance i + 1's, so n
+   instances get the handles, rows and hook calls of n single calls. */
+typedef struct ecs__inst_node {
+    ecs_entity e;            /* the prefab entity (entity fields naming it are rewritten) */
+    int32_t up;              /* its parent's node (-1: the root) */
+    uint32_t row;            /* its row in src */
+    ecs__table *src, *dst;   /* its table; its instances' (the same ids but the tag) */
+    uint32_t first, share, rank;   /* instance i's row in dst: first + i * share + rank */
+} ecs__inst_node;
+
+ECS_API ecs_entity ecs_prefab_new(ecs_world *w) {
+    if (!w) return 0;
+    if (ecs__deferring(w)) return ecs__defer_create(w, "ecs_prefab_new", true, NULL);
+    return ecs__create(w, "ecs_prefab_new", true);
+}
+
+ECS_API ecs_id ecs_prefab_tag(const ecs_world *w) { return w ? ECS__PREFAB : 0; }
+
+ECS_API bool ecs_is_prefab(const ecs_world *w, ecs_entity e) {
+    return w && ecs__alive(w, e) && w->tab.tables[w->ent.records[ecs__index(e)].table]->prefab;
+}
+
+/* ECS_OK if prefab is a live prefab; the error otherwise. */
+static ecs_result ecs__check_prefab(const ecs_world *w, const char *fn, ecs_entity prefab) {
+    ecs_result r = ecs__check_alive(w, fn, prefab);
+    if (r || ecs_is_prefab(w, prefab)) return r;
+    return ecs__fail(w, ECS_ERR_ARG, "%s: entity %u is not a prefab (make one with ecs_prefab_new)", fn,
+                     (unsigned)ecs__index(prefab));
+}
+
+/* The subtree's nodes, their tables and rows, and room for n instances
+   (reserved: slots already holds the root of a single one). */
+static ecs_result ecs__inst_plan(ecs_world *w, const char *fn, ecs_entity prefab, size_t n, bool reserved,
+                                 ecs__inst_node **out, uint32_t *count) {
+    const uint32_t root = ecs__index(prefab);
+    uint32_t k = 0;
+    for (uint32_t x = root; x != ECS__NONE; x = ecs__pre_next(w, root, x)) k++;
+    if (n > ECS__MAX_ROWS / k)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: %zu instances of a prefab of %u entities are too many", fn, n,
+                         (unsigned)k);
+    ecs__inst_node *nodes = (ecs__inst_node *)ecs__alloc(w, k * sizeof *nodes);
+    if (!nodes) return ECS__OOM(w, fn);
+    memset(nodes, 0, k * sizeof *nodes);
+    ecs_result r = ECS_OK;
+    k = 0;
+    for (uint32_t x = root; x != ECS__NONE; x = ecs__pre_next(w, root, x), k++) {
+        ecs__inst_node *nd = &nodes[k];
+        const ecs__record *rec = &w->ent.records[x];
+        nd->e = ecs__handle(x, rec->gen);
+        nd->src = w->tab.tables[rec->table];
+        nd->row = rec->row;
+        nd->up = -1;
+        for (uint32_t j = k; k && j-- > 0;)   /* its parent: the nearest earlier node of that slot */
+            if (ecs__index(nodes[j].e) == ecs__index(w->hier.rels[x].parent)) { nd->up = (int32_t)j; break; }
+        ECS_ASSERT(nd->src->prefab && nd->src->ids[0] == ECS__PREFAB);
+        if (!r && !(nd->dst = ecs__table_get(w, nd->src->ids + 1, nd->src->id_count - 1))) r = ECS__OOM(w, fn);
+    }
+    for (uint32_t a = 0; !r && a < k; a++) {
+        for (uint32_t b = 0; b < k; b++)
+            if (nodes[b].dst == nodes[a].dst) { nodes[a].share++; nodes[a].rank += b < a; }
+        ecs__table *dst = nodes[a].dst;
+        nodes[a].first = dst->count;
+        if (nodes[a].rank) continue;
+        if (ecs__locked(w, dst)) r = ecs__busy(w, fn, dst);
+        else if (n * nodes[a].share > ECS__MAX_ROWS - dst->count)
+            r = ecs__fail(w, ECS_ERR_ARG, "%s: %zu instances do not fit in one table", fn, n);
+        else if (!ecs__table_reserve(w, dst, dst->count + n * nodes[a].share)) r = ECS__OOM(w, fn);
+    }
+    if (!r && (!ecs__slots_reserve(w, n * k - reserved) ||
+               (k > 1 && n && !ecs__rels_reserve(w, (uint32_t)(w->ent.record_count + n * k - 1)))))
+        r = ECS__OOM(w, fn);
+    if (r) { ecs__free(w, nodes); return r; }
+    *out = nodes;
+    *count = k;
+    return ECS_OK;
+}
+
+/* The entities of n instances: slots (the root of the first one's given,
+   or ECS__NONE), rows, records, links to their parents. */
+static void ecs__inst_place(ecs_world *w, const ecs__inst_node *nodes, uint32_t k, size_t n, uint32_t slot,
+                            ecs_entity *made) {
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < k; j++) {
+            const ecs__inst_node *nd = &nodes[j];
+            uint32_t s = i == 0 && j == 0 && slot != ECS__NONE ? slot : ecs__slot_take(w), row;
+            ecs__record *rec = &w->ent.records[s];
+            row = nd->first + (uint32_t)i * nd->share + nd->rank;
+            rec->table = nd->dst->index;
+            rec->row = row;
+            made[i * k + j] = nd->dst->entities[row] = ecs__handle(s, rec->gen);
+            if (nd->up >= 0) ecs__link(w, s, made[i * k + (uint32_t)nd->up]);
+        }
+    for (uint32_t j = 0; j < k; j++) {
+        ecs__table *dst = nodes[j].dst;
+        if (nodes[j].rank) continue;
+        dst->count = nodes[j].first + (uint32_t)n * nodes[j].share;
+        ecs__stamp_rows(w, dst, nodes[j].first, (uint32_t)n * nodes[j].share);
+    }
+    w->ent.alive += (uint32_t)(n * k);
+}
+
+/* Copies node j's values into its n instances (whole columns where its rows
+   are consecutive), then rewrites their entity fields that name an entity
+   of the prefab's subtree to that entity's copy in the same instance. */
+static void ecs__inst_values(ecs_world *w, const ecs__inst_node *nodes, uint32_t k, uint32_t j, size_t n,
+                             const ecs_entity *made) {
+    const ecs__inst_node *nd = &nodes[j];
+    for (uint32_t c = 0; c < nd->dst->column_count; c++) {
+        const ecs__column *col = &nd->dst->columns[c];
+        const ecs__idinfo *in = &w->reg.ids[col->id];
+        const unsigned char *from = ecs__table_cell(nd->src, ecs__table_find_id(nd->src, col->id), nd->row);
+        const size_t size = col->size, stride = nd->share * size;
+        unsigned char *to = col->data + (size_t)(nd->first + nd->rank) * size;
+        if (!in->lifecycle && nd->share == 1 && n) {   /* one copy, then doubling */
+            memcpy(to, from, size);
+            for (size_t have = 1; have < n; have *= 2) memcpy(to + have * size, to, (have * 2 <= n ? have : n - have) * size);
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                if (in->lifecycle) { ecs__construct(in, to + i * stride, 1); ecs__copy_into(in, to + i * stride, from, 1); }
+                else memcpy(to + i * stride, from, size);
+            }
+        }
+        for (size_t i = 0; i < n && in->entity_field_count; i++)
+            for (int f = 0; f < in->entity_field_count; f++) {
+                ecs_entity ref;
+                memcpy(&ref, to + i * stride + in->entity_fields[f], sizeof ref);
+                for (uint32_t x = 0; ref && x < k; x++)
+                    if (nodes[x].e == ref) { memcpy(to + i * stride + in->entity_fields[f], &made[i * k + x], sizeof ref); break; }
+            }
+    }
+}
+
+/* n instances of a checked, live prefab (slot: the root of the single
+   instance a defer block reserved, or ECS__NONE); their roots to out. The
+   caller runs what the hooks recorded. */
+static ecs_result ecs__instantiate(ecs_world *w, const char *fn, ecs_entity prefab, size_t n, ecs_entity *out,
+                                   uint32_t slot) {
+    ecs__inst_node *nodes = NULL;
+    uint32_t k = 0;
+    ecs_result r = ecs__inst_plan(w, fn, prefab, n, slot != ECS__NONE, &nodes, &k);
+    if (r) return r;
+    ecs_entity *made = n ? (ecs_entity *)ecs__alloc(w, n * k * sizeof *made) : NULL;
+    if (n && !made) { ecs__free(w, nodes); return ECS__OOM(w, fn); }
+    ecs__inst_place(w, nodes, k, n, slot, made);
+    bool hooked = false;
+    for (uint32_t j = 0; j < k; j++) {
+        ecs__inst_values(w, nodes, k, j, n, made);
+        hooked |= nodes[j].dst->hooked;
+    }
+    for (size_t i = 0; out && i < n; i++) out[i] = made[i * k];
+    for (size_t i = 0; hooked && i < n; i++)   /* on_add for every id, then on_set for every value */
+        for (uint32_t j = 0; j < k; j++) {
+            const ecs__table *t = nodes[j].dst;
+            const uint32_t row = nodes[j].first + (uint32_t)i * nodes[j].share + nodes[j].rank;
+            for (uint32_t x = 0; t->hooked && x < t->id_count; x++)
+                ecs__on_add(w, made[i * k + j], t->ids[x], ecs__table_cell(t, (int32_t)x, row));
+            for (uint32_t x = 0; t->hooked && x < t->id_count; x++)
+                ecs__on_set(w, made[i * k + j], t->ids[x], ecs__table_cell(t, (int32_t)x, row));
+        }
+    ecs__free(w, made);
+    ecs__free(w, nodes);
+    return ECS_OK;
+}
+
+/* ecs_instantiate(_many): checked; recorded in defer mode (all or nothing),
+   else made now. */
+static ecs_result ecs__instantiate_call(ecs_world *w, const char *fn, ecs_entity prefab, size_t n,
+                                        ecs_entity *out) {
+    if (!w) return ECS_ERR_ARG;
+    ecs_result r = ecs__check_prefab(w, fn, prefab);
+    if (r) return r;
+    if (n > ECS__MAX_ROWS) return ecs__fail(w, ECS_ERR_ARG, "%s: n is too large", fn);
+    if ((r = ecs__check_running(w, fn))) return r;
+    if (ecs__deferring(w)) {
+        ecs_commands *c = ecs__defer_buf(w);
+        uint32_t count = c->count, head = w->ent.free_head, slots = w->ent.record_count;
+        for (size_t i = 0; i < n; i++) {
+            ecs_entity e = ecs__defer_create(w, fn, false, &prefab);
+            if (!e) { ecs__defer_undo(w, c, count, head, slots); return ECS_ERR_NOMEM; }
+            if (out) out[i] = e;
+        }
+        return ECS_OK;
+    }
+    if ((r = ecs__instantiate(w, fn, prefab, n, out, ECS__NONE))) return r;
+    return ecs__hooks_after(w);
+}
+
+ECS_API ecs_entity ecs_instantiate(ecs_world *w, ecs_entity prefab) {
+    ecs_entity e = 0;
+    return ecs__instantiate_call(w, "ecs_instantiate", prefab, 1, &e) ? 0 : e;
+}
+
+ECS_API ecs_result ecs_instantiate_many(ecs_world *w, ecs_entity prefab, size_t n, ecs_entity *out) {
+    return ecs__instantiate_call(w, "ecs_instantiate_many", prefab, n, out);
+}
+
+ECS_API ecs_entity ecs_cmd_instantiate(ecs_commands *c, ecs_entity prefab) {
+    static const char fn[] = "ecs_cmd_instantiate";
+    if (!c || ecs__check_prefab(c->world, fn, prefab)) return 0;
+    return ecs__cmd_make(c, fn, ECS__CMD_INSTANTIATE, &prefab);
+}
+
+/* An instantiate command (e: its pending or reserved handle): a prefab
+   that died since drops it, and the slot a defer block reserved goes back. */
+static ecs_result ecs__cmd_instantiate_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *cmd) {
+    ecs_entity prefab, made = 0;
+    memcpy(&prefab, c->data + cmd->value, sizeof prefab);
+    const bool reserved = !(cmd->e & ECS__PENDING);
+    if (!ecs_is_prefab(w, prefab)) {
+        w->cmd.dropped++;
+        if (reserved) ecs__slot_release(w, ecs__index(cmd->e));
+        return ECS_OK;
+    }
+    ecs_result r = ecs__instantiate(w, "ecs_commands_apply", prefab, 1, &made,
+                                    reserved ? ecs__index(cmd->e) : ECS__NONE);
+    if (!r && !reserved) c->created[ecs__pending_index(cmd->e)] = made;
+    return r;
 }
 
 /* ---- >>snapshot: the world's state, taken and restored ------------------- */
@@ -9978,6 +10322,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     ECS__ATOMIC_VAR(&w->sched.time_scale);
     w->ent.free_head = ECS__NONE;
     if (!ecs__table_new(w, NULL, 0) ||   /* tables[0]: entities with no components */
+        ecs_component(w, "ecs.Prefab", 0, 0) != ECS__PREFAB ||
         (ecs_stage_add(w, "default"), w->sys.stage_count == 0) || !ecs__pool_start(w)) {
         ecs_world_free(w);
         return NULL;

@@ -89,6 +89,7 @@ void suite_diag(void);
 void suite_gameloop(void);
 void suite_events(void);
 void suite_change(void);
+void suite_prefab(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -135,6 +136,7 @@ int main(int argc, char **argv) {
     suite_gameloop();
     suite_events();
     suite_change();
+    suite_prefab();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }

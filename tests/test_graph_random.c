@@ -37,6 +37,8 @@
 #define GR_WORDS ((GR_MAXN + 63) / 64)
 #define GR_LIST_CAP 10000      /* problems (and notes) a report lists */
 #define GR_NCOMP 16            /* ids 1..16: components (13..16 tags) */
+#define GR_BASE 1              /* the model's id k is the world's GR_BASE + k: the world's
+                                  own ids (the prefab tag) come first */
 #define GR_NRES 2              /* ids 17..18: resources, only in reads/writes */
 
 #if ECS_GENERATION_BITS == 4
@@ -385,7 +387,7 @@ static ecs_world *gr_build(const gr_graph *g, ecs_order order, gr_fail *f) {
         char name[16];
         snprintf(name, sizeof name, "gr_c%d", c);
         ecs_id id = c > GR_NCOMP ? ecs_resource(w, name, 8, 0, NULL) : ecs_component(w, name, c > 12 ? 0 : 4, 0);
-        if (id != (ecs_id)c) {
+        if (id != (ecs_id)(GR_BASE + c)) {
             gr_failf(f, GR_SETUP, "registering id %d returned %u: %s", c, (unsigned)id, ecs_last_error(w));
             ecs_world_free(w);
             return NULL;
@@ -400,6 +402,11 @@ static ecs_world *gr_build(const gr_graph *g, ecs_order order, gr_fail *f) {
         memcpy(d.terms, s->terms, sizeof d.terms);
         memcpy(d.reads, s->reads, sizeof d.reads);
         memcpy(d.writes, s->writes, sizeof d.writes);
+        for (int k = 0; k < ECS_MAX_TERMS; k++) {   /* the model's ids to the world's */
+            if (d.terms[k].id) d.terms[k].id += GR_BASE;
+            if (d.reads[k]) d.reads[k] += GR_BASE;
+            if (d.writes[k]) d.writes[k] += GR_BASE;
+        }
         const char **lists[GR_LISTS] = {d.after, d.before, d.independent_of};
         for (int l = 0; l < GR_LISTS; l++)
             for (int k = 0; k < s->ndep[l]; k++) lists[l][k] = gr_names[s->dep[l][k]];
@@ -492,7 +499,7 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
             /* id 0 (only exclusivity conflicts): both write the virtual id,
                i.e. both are EXCLUSIVE */
             bool ww = (gr_writes_into(x, a, b) & gr_writes_into(x, b, a)) >> id & 1;
-            if (pr->id != id)
+            if (pr->id != (id ? id + GR_BASE : 0))
                 return gr_failf(f, GR_RACE_ID, "problem %d: RACE s%d s%d id = %u, expected %u", p, a, b,
                                 (unsigned)pr->id, (unsigned)id);
             if (pr->write_write != ww)
@@ -522,7 +529,7 @@ static bool gr_check_world(ecs_world *w, const gr_graph *g, const gr_ref *x, gr_
         if (pr->kind != ECS_NOTE_READ_BEFORE_WRITE || a < 0 || a >= n || b < 0 || b >= n ||
             !gr_in(&x->note[a], b) || gr_in(&notes_seen[a], b))
             return gr_failf(f, GR_NOTE, "note %d: s%d before s%d is not an expected note: %s", k, a, b, pr->message);
-        if (!(gr_writes_into(x, b, a) >> pr->id & 1))
+        if (pr->id <= GR_BASE || !(gr_writes_into(x, b, a) >> (pr->id - GR_BASE) & 1))
             return gr_failf(f, GR_NOTE, "note %d: s%d s%d names id %u", k, a, b, (unsigned)pr->id);
         gr_put(&notes_seen[a], b);
     }

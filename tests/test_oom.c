@@ -478,6 +478,40 @@ static void scen_commands(oom_ctx *c) {
     oom_finish(c);
 }
 
+/* Prefabs: a tree of three made and filled, instantiated singly, in bulk
+   (all or nothing), through a buffer and in defer mode. */
+static void scen_prefabs(oom_ctx *c) {
+    if (!oom_world_new(c)) return;
+    ecs_world *w = c->w;
+    oom_register(c);
+    ecs_entity tank = 0, turret = 0, light = 0, one = 0, pend = 0, many[40] = {0};
+    OOM_VAL(c, tank, ecs_prefab_new(w));
+    OOM_VAL(c, turret, ecs_prefab_new(w));
+    OOM_VAL(c, light, ecs_prefab_new(w));
+    OOM_RES(c, ecs_set(w, tank, c->pos, &(OPos){1, 2}));
+    OOM_RES(c, ecs_set(w, tank, c->big, &(OBig){{3}}));
+    OOM_RES(c, ecs_set(w, turret, c->hp, &(OHp){4}));
+    OOM_RES(c, ecs_add(w, light, c->ta));
+    OOM_RES(c, ecs_set_parent(w, turret, tank));
+    OOM_RES(c, ecs_set_parent(w, light, tank));
+    OOM_VAL(c, one, ecs_instantiate(w, tank));
+    OOM_RES(c, ecs_instantiate_many(w, tank, 40, many));
+    OOM_RES(c, ecs_instantiate_many(w, turret, 7, NULL));
+    ecs_commands *cb = NULL;
+    OOM_VAL(c, cb, ecs_commands_new(w));
+    if (cb) {
+        OOM_VAL(c, pend, ecs_cmd_instantiate(cb, tank));
+        OOM_RES(c, ecs_cmd_set(cb, pend, c->vel, &(OVel){5, 6}));
+        OOM_RESUME(c, ecs_commands_apply(w, cb));
+        ecs_commands_free(cb);
+    }
+    OOM_RES(c, ecs_defer_begin(w));
+    OOM_VAL(c, one, ecs_instantiate(w, turret));
+    OOM_RES(c, ecs_instantiate_many(w, tank, 5, many));
+    OOM_RESUME(c, ecs_defer_end(w));
+    oom_finish(c);
+}
+
 static void scen_defer(oom_ctx *c) {
     if (!oom_world_new(c)) return;
     ecs_world *w = c->w;
@@ -701,6 +735,7 @@ TEST(oom_queries_and_iteration) { oom_sweep("queries", scen_queries); }
 TEST(oom_command_buffers) { oom_sweep("commands", scen_commands); }
 TEST(oom_defer_mode) { oom_sweep("defer", scen_defer); }
 TEST(oom_change_stamps) { oom_sweep("changes", scen_changes); }
+TEST(oom_prefabs) { oom_sweep("prefabs", scen_prefabs); }
 
 /* The hook itself: counting, failing one request, tracking moved blocks. */
 TEST(oom_hook_self_test) {
@@ -725,6 +760,7 @@ void suite_oom(void) {
     RUN(oom_command_buffers);
     RUN(oom_defer_mode);
     RUN(oom_change_stamps);
+    RUN(oom_prefabs);
     RUN(oom_systems_and_validation);
     RUN(oom_frames);
 }
