@@ -17,13 +17,14 @@
 
    CONTENTS (grep for the tags)
        >>config     compile-time options
-       >>api        public declarations: handles, world, components, entities,
-                    snapshots, queries, deferred commands, systems, events,
-                    validation, running, looking inside
+       >>api        public declarations: handles, world, components, entities
+                    (prefabs), snapshots, queries, deferred commands
+       >>sysapi     public declarations: systems, events, validation,
+                    running, looking inside
        >>impl       the implementation, in data-flow order:
                     >>platform >>alloc >>containers >>world >>terms >>access
                     >>hooks >>ids >>entity >>hierarchy >>change >>table >>query >>commands
-                    >>events >>calls >>snapshot >>savefile >>hash >>systems >>graph
+                    >>events >>calls >>prefab >>snapshot >>savefile >>hash >>systems >>graph
                     >>conflicts >>report >>validate >>dot >>sched >>loop
                     >>stats >>simulate >>trace >>lifetime
        >>license    at the very bottom
@@ -58,7 +59,7 @@
        ECS_TIMING_MS         automatic timing: at most one timed frame per this
                              many ms (default 50; see ecs_timing_interval)
        ECS_EVENT_BACKLOG     events of a type a reader skipped by run_if or
-                             interval keeps (default 65536; see >>api: events)
+                             interval keeps (default 65536; see >>sysapi: events)
 
    QUICK START
        README.md opens with a complete program: components, systems that
@@ -126,7 +127,7 @@
 #  define ECS_GENERATION_BITS 31
 #endif
 
-#ifndef ECS_EVENT_BACKLOG   /* events per type a skipped reader keeps: see >>api: events */
+#ifndef ECS_EVENT_BACKLOG   /* events per type a skipped reader keeps: see >>sysapi: events */
 #  define ECS_EVENT_BACKLOG 65536
 #endif
 #if ECS_GENERATION_BITS < 1 || ECS_GENERATION_BITS > 31
@@ -573,7 +574,7 @@ ECS_API size_t ecs_commands_dropped(const ecs_world *w);
 ECS_API ecs_result ecs_defer_begin(ecs_world *w);
 ECS_API ecs_result ecs_defer_end(ecs_world *w);   /* not in defer mode, nothing to resume: ECS_ERR_ARG */
 
-/* ---- >>api: systems ------------------------------------------------------ */
+/* ---- >>sysapi: systems --------------------------------------------------- */
 #define ECS_MAX_DEPS 16
 enum { ECS_SYSTEM_MAIN_THREAD = 1u << 0,  /* always runs on the thread that calls ecs_progress */
        ECS_SYSTEM_EXCLUSIVE   = 1u << 1 };/* runs alone with the whole world: a sync point; it
@@ -716,7 +717,7 @@ ECS_API uint32_t   ecs_stage_count(const ecs_world *w);   /* stages are 0 .. cou
    independent_of frees the order of two systems, never their data: if they
    conflict, they run in either order but never at the same time. */
 
-/* ---- >>api: events ------------------------------------------------------- */
+/* ---- >>sysapi: events ---------------------------------------------------- */
 /* Events between systems. A system emits into its own buffer (one per
    chunk), so emitters never conflict with each other or with readers: an
    event type in emits or reads is no conflict and infers no order. At the
@@ -850,7 +851,7 @@ ECS_API void ecs_world_set_resimulating(ecs_world *w, bool on);
 /* Whether resimulating is on (false for NULL). */
 ECS_API bool ecs_world_resimulating(const ecs_world *w);
 
-/* ---- >>api: validation --------------------------------------------------- */
+/* ---- >>sysapi: validation ------------------------------------------------ */
 typedef enum ecs_problem_kind {
     ECS_PROBLEM_CYCLE,           /* systems that must each run before the next, in a loop */
     ECS_PROBLEM_RACE,            /* two conflicting systems that nothing orders */
@@ -913,7 +914,7 @@ ECS_API void ecs_report_print(const ecs_report *r, FILE *out);
    stage order (validating first if the graph changed). False for a == b. */
 ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b);
 
-/* ---- >>api: running ------------------------------------------------------ */
+/* ---- >>sysapi: running --------------------------------------------------- */
 /* Runs one frame: every stage once (a disabled one, or one whose run_if says
    no, not at all; a fixed-step group the steps its clock gives, see
    ecs_stage_init); validates if the graph changed (ECS_ERR_INVALID_GRAPH,
@@ -960,7 +961,7 @@ ECS_API float      ecs_world_time_scale(const ecs_world *w);   /* the scale; 0 f
 /* Threads that run systems, the caller included. */
 ECS_API int ecs_thread_count(const ecs_world *w);
 
-/* ---- >>api: looking inside ----------------------------------------------- */
+/* ---- >>sysapi: looking inside -------------------------------------------- */
 /* Per-system and per-frame timings, from the latest timed frame. Reading the
    clock costs about as much as running a tiny system, so only some frames are
    timed: by default every 8th frame but at most one per ECS_TIMING_MS (50 ms),
