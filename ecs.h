@@ -439,7 +439,16 @@ typedef struct ecs_term { ecs_id id; ecs_access access; ecs_oper oper; } ecs_ter
 #define ECS_TERM_NOT(id) {(id), ECS_READ, ECS_NOT}
 #define ECS_TERM_OPT(id) {(id), ECS_READ, ECS_OPTIONAL}
 
-typedef struct ecs_query_desc { ecs_term terms[ECS_MAX_TERMS]; } ecs_query_desc;
+/* Grouped iteration: group_by (pure: no library calls) gives each matched
+   table a group from its ids (render layers, lanes: usually its tags); it is
+   called on thread 0 once per query and table. Loops visit tables in
+   ascending group value (ties: table creation order); ecs_iter_set_group
+   restricts a loop to one group. */
+typedef uint64_t (*ecs_group_fn)(const ecs_world *w, const ecs_id *table_ids, int id_count, void *ctx);
+typedef struct ecs_query_desc {
+    ecs_term terms[ECS_MAX_TERMS];
+    ecs_group_fn group_by; void *group_ctx;   /* grouped iteration (NULL: table creation order) */
+} ecs_query_desc;   /* (initialise it with .terms = {...}: a positional {{...}} leaves fields out) */
 typedef struct ecs_query ecs_query;
 typedef struct ecs_commands ecs_commands;
 
@@ -473,6 +482,9 @@ typedef struct ecs_iter {
         uint32_t skip;            /* ecs_iter_skip_changes: this batch's terms that wrote nothing */
         uint32_t row;             /* a query with ECS_CHANGED terms: where the next batch may start */
         uint32_t held, held_row;  /* a query loop's batch out: its match + 1, its first row */
+        uint64_t group;           /* the current batch's group (group_by) */
+        uint64_t only;            /* ecs_iter_set_group: the one group this loop visits */
+        bool restricted;          /* ...if set */
     } priv;
 } ecs_iter;
 
@@ -496,6 +508,13 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc);
    ecs_defer_begin/end to change structure while iterating. */
 ECS_API ecs_iter   ecs_query_iter(ecs_world *w, ecs_query *q);
 ECS_API bool       ecs_query_next(ecs_iter *it);   /* false when done */
+/* Restricts a loop of a grouped query to the tables of one group; call it
+   before the first ecs_query_next (ECS_ERR_ARG later, or for a query without
+   group_by). Such a loop completes nothing for change detection: its
+   ECS_CHANGED terms and ecs_query_changed still see what it handed out. */
+ECS_API ecs_result ecs_iter_set_group(ecs_iter *it, uint64_t group);
+/* The current batch's group (0 for a query without group_by). */
+ECS_API uint64_t   ecs_iter_group(const ecs_iter *it);
 /* Releases the lock of an iteration left before ecs_query_next returned false. */
 ECS_API void       ecs_iter_fini(ecs_iter *it);
 ECS_API size_t     ecs_query_count(ecs_world *w, ecs_query *q);  /* matching entities */
@@ -616,6 +635,9 @@ typedef struct ecs_system_desc {
     ecs_id emits[ECS_MAX_TERMS];        /* event types it emits with ecs_emit (the list ends
                                            at the first 0); an event type it reads goes in
                                            reads. Neither is a conflict or an order */
+    ecs_group_fn group_by;              /* as ecs_query_desc: its batches (and a chunked
+                                           system's chunks) follow ascending group order */
+    void *group_ctx;
 } ecs_system_desc;
 
 /* Registers a system; the graph is built and checked by ecs_validate or the
@@ -1724,6 +1746,7 @@ typedef struct ecs__table {
 
 typedef struct ecs__match {  /* one table a query matches */
     ecs__table *table;
+    uint64_t group;          /* its group_by value (0 without): matches ascend by group, then table index */
     int32_t column[ECS_MAX_TERMS];   /* per term, or -1: the field is NULL */
 } ecs__match;
 
@@ -1737,6 +1760,8 @@ struct ecs_query {
     uint32_t changed;        /* its ECS_CHANGED terms (bits) */
     uint64_t serial;         /* its place in the world's query creation order, from 1 */
     bool tracked;            /* ecs_query_changed asked: completions mark it too */
+    ecs_group_fn group_by;   /* grouped iteration: matches kept in (group, table index) order */
+    void *group_ctx;
     uint64_t seen;           /* >>change: the tick of its latest complete iteration (0: none) */
 };
 
@@ -3125,6 +3150,7 @@ static uint64_t ecs__set_hash(const ecs_id *ids, uint32_t n) {
     return ecs__hash_bytes(ids, n * sizeof *ids);
 }
 
+static void ecs__match_settle(ecs_query *q, uint32_t at);
 static ecs__table *ecs__table_find(const ecs_world *w, const ecs_id *ids, uint32_t n) {
     uint32_t step = 0;
     uint64_t *v;
@@ -3154,13 +3180,9 @@ static void ecs__table_birth(ecs_world *w, ecs__table *t) {
     }
     for (uint32_t q = 0; q < w->qry.query_count; q++) {
         ecs_query *qq = w->qry.queries[q];
-        uint32_t at = 0, k = 0;
+        uint32_t at = 0;
         while (at < qq->match_count && qq->matches[at].table != t) at++;
-        if (at == qq->match_count) continue;
-        while (k < at && qq->matches[k].table->index < to) k++;
-        ecs__match m = qq->matches[at];
-        memmove(qq->matches + k + 1, qq->matches + k, (at - k) * sizeof m);
-        qq->matches[k] = m;
+        if (at < qq->match_count) ecs__match_settle(qq, at);
     }
 }
 
@@ -3206,7 +3228,7 @@ static ecs__table *ecs__table_new(ecs_world *w, const ecs_id *ids, uint32_t n) {
     ecs__map_put(&w->tab.table_sets, ecs__set_hash(ids, n), t->index);
     for (uint32_t i = 0; i < w->qry.query_count; i++) {
         ecs_query *q = w->qry.queries[i];
-        if (ecs__query_match(q, t, &q->matches[q->match_count])) q->match_count++;
+        if (ecs__query_match(q, t, &q->matches[q->match_count])) ecs__match_settle(q, q->match_count++);
     }
     ecs__table_birth(w, t);
     return t;
@@ -3772,7 +3794,26 @@ static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match
         if (!ecs__term_admits(&q->terms[i], at >= 0)) return false;
         m->column[i] = ecs__term_field(&q->terms[i]) && at >= 0 ? t->column_of[at] : -1;
     }
+    m->group = q->group_by ? q->group_by(q->world, t->ids, (int)t->id_count, q->group_ctx) : 0;
     return true;
+}
+
+/* Moves q's match `at` to its place: ascending group, then table index (the
+   iteration order; one home for it). */
+static void ecs__match_settle(ecs_query *q, uint32_t at) {
+    ecs__match m = q->matches[at];
+    uint32_t k = at;
+    while (k > 0 && (q->matches[k - 1].group > m.group ||
+                     (q->matches[k - 1].group == m.group && q->matches[k - 1].table->index > m.table->index))) {
+        q->matches[k] = q->matches[k - 1];
+        k--;
+    }
+    while (k + 1 < q->match_count && (q->matches[k + 1].group < m.group ||
+                                      (q->matches[k + 1].group == m.group && q->matches[k + 1].table->index < m.table->index))) {
+        q->matches[k] = q->matches[k + 1];
+        k++;
+    }
+    q->matches[k] = m;
 }
 
 /* Counts the terms of a term list (it ends at the first id 0) and checks
@@ -3814,6 +3855,8 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     q->changed = changed;
     q->serial = ++w->qry.serials;
     memcpy(q->terms, desc->terms, (size_t)n * sizeof *q->terms);
+    q->group_by = desc->group_by;
+    q->group_ctx = desc->group_ctx;
     for (uint32_t i = 0; i < w->tab.table_count; i++) {
         ecs__match m;
         if (!ecs__query_match(q, w->tab.tables[i], &m)) continue;
@@ -3823,7 +3866,8 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
             ECS__OOM(w, "ecs_query_new");
             return NULL;
         }
-        q->matches[q->match_count++] = m;
+        q->matches[q->match_count] = m;
+        ecs__match_settle(q, q->match_count++);
     }
     q->slot = w->qry.query_count;
     w->qry.queries[w->qry.query_count++] = q;
@@ -3898,6 +3942,10 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
             const ecs__match *m = &q->matches[it->priv.cursor];
             ecs__table *t = m->table;
             uint32_t row = 0, n = t->count;
+            if (it->priv.restricted && m->group != it->priv.only) {   /* (groups ascend: past it, done) */
+                it->priv.cursor = m->group > it->priv.only ? q->match_count : it->priv.cursor + 1;
+                continue;
+            }
             if (q->changed) {   /* the table's runs of changed blocks, one batch each */
                 row = it->priv.row;
                 n = row < t->count ? ecs__changed_run(m, q->changed, q->seen, &row, t->count) : 0;
@@ -3920,18 +3968,32 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
             it->batch++;
             it->priv.held = (uint32_t)(m - q->matches) + 1;
             it->priv.held_row = row;
+            it->priv.group = m->group;
             for (int i = 0; i < q->term_count; i++)
                 it->priv.fields[i] = m->column[i] < 0 ? NULL
                                    : t->columns[m->column[i]].data + (size_t)row * t->columns[m->column[i]].size;
             return true;
         }
-        ecs__query_done(it->world, q);
+        if (!it->priv.restricted) ecs__query_done(it->world, q);
     }
     if (held) ecs__iter_unlock(it);
     it->priv.query = NULL;
     it->count = 0;
     return false;
 }
+
+ECS_API ecs_result ecs_iter_set_group(ecs_iter *it, uint64_t group) {
+    if (!it || !it->world) return ECS_ERR_ARG;
+    const ecs_query *q = it->priv.query;
+    if (!q || !q->group_by || it->batch != -1 || it->priv.cursor)
+        return ecs__fail(it->world, ECS_ERR_ARG, "ecs_iter_set_group: %s", !q ? "not a query loop (or one refused)"
+                         : !q->group_by ? "the query has no group_by" : "the loop has started");
+    it->priv.only = group;
+    it->priv.restricted = true;
+    return ECS_OK;
+}
+
+ECS_API uint64_t ecs_iter_group(const ecs_iter *it) { return it ? it->priv.group : 0; }
 
 ECS_API void ecs_iter_fini(ecs_iter *it) {
     if (!it) return;
@@ -7043,9 +7105,12 @@ static void ecs__system_gate(const ecs_world *w, ecs__system *s) {
     ecs__system_plain(w, s);
 }
 
-static ecs_query *ecs__system_query(ecs_world *w, const ecs_term *terms) {
+static ecs_query *ecs__system_query(ecs_world *w, const ecs_system_desc *d) {
     ecs_query_desc qd;
-    memcpy(qd.terms, terms, sizeof qd.terms);
+    memset(&qd, 0, sizeof qd);
+    memcpy(qd.terms, d->terms, sizeof qd.terms);
+    qd.group_by = d->group_by;
+    qd.group_ctx = d->group_ctx;
     return ecs_query_new(w, &qd);
 }
 
@@ -7103,7 +7168,7 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     ecs_query *q = NULL;
     if (!ECS__RESERVE(w, w->sys.systems, w->sys.system_cap, (size_t)w->sys.system_count + 1) ||
         !ecs__map_reserve(w, &w->sys.system_names, 1) || !(block = (char *)ecs__alloc(w, bytes)) ||
-        (terms && !(q = ecs__system_query(w, d->terms)))) {
+        (terms && !(q = ecs__system_query(w, d)))) {
         ecs__free(w, block);
         ECS__OOM(w, fn);
         return 0;
@@ -9029,6 +9094,7 @@ ECS__HOT void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__
     const ecs__table *t = m->table;
     it->count = (int)n;
     it->entities = t->entities + row;
+    it->priv.group = m->group;
     const ecs__column *const cols = t->columns;   /* locals: the stores below may alias */
     for (int i = 0, terms = s->term_count; i < terms; i++) {
         int c = m->column[i];
@@ -9102,6 +9168,8 @@ ECS__HOT void ecs__iter_start(ecs_world *w, const ecs__tctx *tc, const ecs__syst
     it->priv.cursor = 0;
     it->priv.locks = 0;
     it->priv.skip = 0;
+    it->priv.group = 0;
+    it->priv.restricted = false;
 }
 
 /* Runs one task: a whole system, or chunk `chunk` of a chunked one. When

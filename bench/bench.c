@@ -2459,7 +2459,7 @@ static void snap_rows(snap_row *out) {
     ecs_world *w = world_new(&id);
     ecs_id blob = ECS_COMPONENT(w, Blob24), cids[3] = {id.pos, id.vel, blob};
     NEED(blob && ecs_create_many(w, SNAP_N, cids, 3, NULL) == ECS_OK, "snapshot world");
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{id.pos, ECS_WRITE, ECS_AND}, {blob, ECS_WRITE, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{id.pos, ECS_WRITE, ECS_AND}, {blob, ECS_WRITE, ECS_AND}}});
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)   /* not all zero pages */
         for (int i = 0; i < it.count; i++) {
             ECS_FIELD(&it, Position, 0)[i].x = (float)i;

@@ -3978,7 +3978,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     G.w = ecs_world_new(&d);
     FZ_CHECK(G.w != NULL, "ecs_world_new failed");
     FZ_CHECK(ecs_thread_count(G.w) == G.threads, "ecs_thread_count");
-    G.all = ecs_query_new(G.w, &(ecs_query_desc){{{0}}});
+    G.all = ecs_query_new(G.w, &(ecs_query_desc){.terms = {{0}}});
     FZ_CHECK(G.all != NULL, "the full query");
     if (!setjmp(G.bail)) {
         while (!G.eof && G.op < FZ_MAXOPS) {

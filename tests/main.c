@@ -90,6 +90,7 @@ void suite_gameloop(void);
 void suite_events(void);
 void suite_change(void);
 void suite_prefab(void);
+void suite_order(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -137,6 +138,7 @@ int main(int argc, char **argv) {
     suite_events();
     suite_change();
     suite_prefab();
+    suite_order();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }

@@ -158,7 +158,7 @@ static inline char *test_read_all(FILE *f) {
 static inline unsigned long long test_world_hash(ecs_world *w) {
     unsigned long long h = 1469598103934665603ull;
 #define TEST_MIX(v) (h = (h ^ (unsigned long long)(v)) * 1099511628211ull)
-    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     if (!all) return 0;
     ecs_id n = ecs_id_count(w);
     for (ecs_iter it = ecs_query_iter(w, all); ecs_query_next(&it);) {

@@ -75,7 +75,7 @@ TEST(commands_pending_create_then_add_and_set) {
     CHECK_EQ_INT(ecs_count(w), n0);
     CHECK_EQ_INT(ecs_commands_apply(w, cmd), ECS_OK);
     CHECK_EQ_INT(ecs_count(w), n0 + 2);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c.b, 0, 0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.b, 0, 0}}});
     REQUIRE(q);
     int rows = 0, with_tag = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -179,7 +179,7 @@ TEST(commands_record_errors) {
     CHECK(!ecs_has(w, e, c.b));
     CHECK_EQ_INT(get_int(w, e, c.a, -1), 1);
     CHECK_EQ_INT(ecs_count(w), 2);
-    ecs_query *qb = ecs_query_new(w, &(ecs_query_desc){{{c.b, 0, 0}}});
+    ecs_query *qb = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.b, 0, 0}}});
     REQUIRE(qb);
     CHECK_EQ_INT(ecs_query_count(w, qb), 0);
     ecs_query_free(qb);
@@ -250,7 +250,7 @@ TEST(commands_apply_busy_on_locked_table_resumes) {
     CHECK_EQ_INT(ecs_cmd_set(cmd, f, c.b, &(int){20}), ECS_OK);   /* applies */
     CHECK_EQ_INT(ecs_cmd_destroy(cmd, e), ECS_OK);                 /* hits the lock */
     CHECK_EQ_INT(ecs_cmd_add(cmd, f, c.t), ECS_OK);                /* waits */
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c.a, 0, 0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.a, 0, 0}}});
     REQUIRE(q);
     int batches = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -297,7 +297,7 @@ TEST(defer_restructure_while_iterating) {
     enum { N = 9 };
     ecs_entity e[N];
     for (int i = 0; i < N; i++) REQUIRE(e[i] = cw_make(&c, i));
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c.a, ECS_WRITE, 0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.a, ECS_WRITE, 0}}});
     REQUIRE(q);
     unsigned long long h = test_world_hash(w);
     size_t d0 = ecs_commands_dropped(w);
@@ -383,7 +383,7 @@ TEST(defer_create_returns_pending_handle) {
     CHECK_EQ_INT(ecs_remove(w, p, c.b), ECS_OK);
     CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
     CHECK_EQ_INT(ecs_count(w), n0 + 1);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c.a, 0, 0}, {c.t, 0, 0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.a, 0, 0}, {c.t, 0, 0}}});
     REQUIRE(q);
     int rows = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -452,7 +452,7 @@ TEST(defer_commands_apply_is_busy) {
     CHECK_EQ_INT(ecs_count(w), 0);                 /* the buffer is not the defer queue */
     CHECK_EQ_INT(ecs_commands_apply(w, cmd), ECS_OK);
     CHECK_EQ_INT(ecs_count(w), 1);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c.a, 0, 0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.a, 0, 0}}});
     REQUIRE(q);
     int sum = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {

@@ -348,7 +348,7 @@ TEST(entity_destroy_keeps_other_rows_intact) {
     }
     CHECK_EQ_INT(ecs_count(w), N - 4);
     /* the query sees each survivor once, with its own value */
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{pos, ECS_READ, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_READ, ECS_AND}}});
     REQUIRE(q);
     int seen[N] = {0}, total = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -458,7 +458,7 @@ TEST(create_many_unsorted_duplicate_ids_zeroed) {
         CHECKF(pb && all_zero(pb, sizeof(Vel)), "entity %d Vel not zeroed", i);
         CHECKF(pc && all_zero(pc, 40), "entity %d C not zeroed", i);
     }
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{a, 0, 0}, {b, 0, 0}, {c, 0, 0}, {t, 0, 0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{a, 0, 0}, {b, 0, 0}, {c, 0, 0}, {t, 0, 0}}});
     REQUIRE(q);
     CHECK_EQ_INT(ecs_query_count(w, q), 5);
     ecs_query_free(q);
@@ -472,7 +472,7 @@ TEST(create_many_null_out_and_zero_n) {
     const ecs_id ids[] = {b, a};
     CHECK_EQ_INT(ecs_create_many(w, 3, ids, 2, NULL), ECS_OK);
     CHECK_EQ_INT(ecs_count(w), 3);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{a, 0, 0}, {b, 0, 0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{a, 0, 0}, {b, 0, 0}}});
     REQUIRE(q);
     CHECK_EQ_INT(ecs_query_count(w, q), 3);
     unsigned long long h = test_world_hash(w);
@@ -550,7 +550,7 @@ TEST(query_fields_are_64_byte_aligned) {
     CHECK_EQ_INT(ecs_create_many(w, 5, (ecs_id[]){c1, c12}, 2, NULL), ECS_OK);
     CHECK_EQ_INT(ecs_create_many(w, 7, (ecs_id[]){c1, t}, 2, NULL), ECS_OK);
     CHECK_EQ_INT(ecs_create_many(w, 100, (ecs_id[]){c1, c12, t}, 3, NULL), ECS_OK);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c1, ECS_WRITE, ECS_AND}, {c12, ECS_WRITE, ECS_OPTIONAL}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c1, ECS_WRITE, ECS_AND}, {c12, ECS_WRITE, ECS_OPTIONAL}}});
     REQUIRE(q);
     int batches = 0, rows = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -591,7 +591,7 @@ TEST(component_align_16_and_32_respected) {
     }
     CHECKF(bad_align == 0, "%d entities with misaligned Al16/Al32", bad_align);
     CHECK_EQ_INT(bad_val, 0);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{a16, ECS_WRITE, 0}, {a32, ECS_WRITE, 0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{a16, ECS_WRITE, 0}, {a32, ECS_WRITE, 0}}});
     REQUIRE(q);
     int rows = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {

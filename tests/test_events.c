@@ -1316,8 +1316,8 @@ TEST(events_bad_input) {
         CHECKF(ecs_last_error(w)[0] != 0, "%s: no error", bad[i].what);
     }
     CHECK_EQ_INT(ecs_system_count(w), systems);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{ECS_TERM_R(ev)}}) == NULL);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{ECS_TERM_R(comp), ECS_TERM_NOT(ev)}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(ev)}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(comp), ECS_TERM_NOT(ev)}}) == NULL);
     /* events are not data on entities */
     ecs_entity e = ecs_create(w);
     REQUIRE(e);
@@ -1339,7 +1339,7 @@ TEST(events_bad_input) {
     CHECK_EQ_INT(ecs_unobserve(w, 0), ECS_ERR_ARG);
     CHECK_EQ_INT(ecs_unobserve(w, 9999), ECS_ERR_ARG);
     /* outside a system: a query's iterator is no system's */
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{ECS_TERM_R(comp)}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(comp)}});
     REQUIRE(q);
     ecs_iter it = ecs_query_iter(w, q);
     int n = -1;

@@ -2204,7 +2204,7 @@ static bool gl_any_entity(ecs_world *w, void *ctx) { (void)ctx; return ecs_count
 static void gl_cleanup(ecs_iter *it) {
     int *runs = (int *)it->ctx;
     ++*runs;
-    ecs_query *all = ecs_query_new(it->world, &(ecs_query_desc){{{0}}});
+    ecs_query *all = ecs_query_new(it->world, &(ecs_query_desc){.terms = {{0}}});
     if (!all) return;
     ecs_entity e = 0;
     ecs_iter q = ecs_query_iter(it->world, all);

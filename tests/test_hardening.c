@@ -210,7 +210,7 @@ TEST(table_with_40000_columns) {
     static const int probe[4] = {100, 32767, 32768, 39999};
     for (int k = 0; k < 4; k++) {
         ecs_id id = ids[probe[k]];
-        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{ids[0], ECS_READ, ECS_AND}, {id, ECS_WRITE, ECS_AND}}});
+        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{ids[0], ECS_READ, ECS_AND}, {id, ECS_WRITE, ECS_AND}}});
         REQUIRE(q);
         int rows = 0;
         for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -267,7 +267,7 @@ TEST(progress_reports_busy_not_nomem) {
     c.pos = ECS_COMPONENT(w, hd_pos);
     c.tag = ecs_component(w, "HdTag", 0, 0);
     CHECK_EQ_INT(ecs_create_many(w, 10, &c.pos, 1, NULL), ECS_OK);
-    c.q = ecs_query_new(w, &(ecs_query_desc){{{c.pos, ECS_READ, ECS_AND}}});
+    c.q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.pos, ECS_READ, ECS_AND}}});
     REQUIRE(c.q);
     REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Leaky", .fn = leaves_loop_open, .ctx = &c,
         .flags = ECS_SYSTEM_EXCLUSIVE}));

@@ -55,7 +55,7 @@ static ecs_id hk_trail(ecs_world *w) {
 static int hk_paused;   /* the test's own queries never fail an allocation */
 static size_t hk_live(ecs_world *w, ecs_id id) {
     hk_paused++;
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{id, ECS_READ, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{id, ECS_READ, ECS_AND}}});
     size_t n = q ? ecs_query_count(w, q) : 0;
     ecs_query_free(q);
     hk_paused--;
@@ -357,7 +357,7 @@ TEST(destroy_many_and_with) {
     ecs_entity stale[2] = {e[1], e[5]};   /* e[5] is dead: nothing happens */
     CHECK_EQ_INT(ecs_destroy_many(w, stale, 2), ECS_ERR_STALE);
     CHECK(ecs_is_alive(w, e[1]));
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{tr, ECS_READ, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{tr, ECS_READ, ECS_AND}}});
     ecs_iter it = ecs_query_iter(w, q);
     CHECK(ecs_query_next(&it));
     ecs_entity busy[2] = {e[2], e[1]};   /* e[1]'s table is being iterated */
@@ -435,7 +435,7 @@ TEST(hooks_entity_fields_resolved) {
         REQUIRE(c.orb_id && c.hp);
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "spawn", .fn = spawner, .ctx = &c}));
         CHECK_EQ_INT(ecs_progress(w, 0), ECS_OK);
-        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c.orb_id, ECS_READ, ECS_AND}}});
+        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c.orb_id, ECS_READ, ECS_AND}}});
         REQUIRE(q);
         int n = 0;
         for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -541,7 +541,7 @@ static void fam_spawn(ecs_iter *it) {
 }
 static unsigned long long fam_hash(ecs_world *w) {
     unsigned long long h = test_world_hash(w);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)
         for (int i = 0; i < it.count; i++) {
             ecs_entity kids[8];

@@ -182,7 +182,7 @@ static void oom_iterate(oom_ctx *c, ecs_query *q, const ecs_query_desc *d, int m
     /* the same count by brute force over every entity */
     size_t expect = 0;
     c->k.paused++;
-    ecs_query *all = ecs_query_new(c->w, &(ecs_query_desc){{{0}}});
+    ecs_query *all = ecs_query_new(c->w, &(ecs_query_desc){.terms = {{0}}});
     for (ecs_iter it = ecs_query_iter(c->w, all); all && ecs_query_next(&it);)
         for (int i = 0; i < it.count; i++) expect += (size_t)oom_matches(c, it.entities[i], d->terms);
     ecs_query_free(all);
@@ -199,7 +199,7 @@ static void oom_iterate(oom_ctx *c, ecs_query *q, const ecs_query_desc *d, int m
 static void oom_observe(oom_ctx *c) {
     c->k.paused++;
     oom_mix(&c->sig, test_world_hash(c->w));
-    ecs_query *all = ecs_query_new(c->w, &(ecs_query_desc){{{0}}});
+    ecs_query *all = ecs_query_new(c->w, &(ecs_query_desc){.terms = {{0}}});
     ecs_id n = ecs_id_count(c->w);
     for (ecs_iter it = ecs_query_iter(c->w, all); all && ecs_query_next(&it);)
         for (int i = 0; i < it.count; i++)
@@ -344,12 +344,12 @@ static void scen_queries(oom_ctx *c) {
     if (!oom_world_new(c)) return;
     ecs_world *w = c->w;
     oom_register(c);
-    const ecs_query_desc d1 = {{{c->pos, ECS_WRITE, ECS_AND}, {c->vel, ECS_READ, ECS_AND}}};
-    const ecs_query_desc d2 = {{{c->hp, ECS_READ, ECS_AND}, {c->ta, ECS_READ, ECS_NOT}}};
-    const ecs_query_desc d3 = {{{c->pos, ECS_READ, ECS_AND}, {c->hp, ECS_READ, ECS_OPTIONAL},
+    const ecs_query_desc d1 = {.terms = {{c->pos, ECS_WRITE, ECS_AND}, {c->vel, ECS_READ, ECS_AND}}};
+    const ecs_query_desc d2 = {.terms = {{c->hp, ECS_READ, ECS_AND}, {c->ta, ECS_READ, ECS_NOT}}};
+    const ecs_query_desc d3 = {.terms = {{c->pos, ECS_READ, ECS_AND}, {c->hp, ECS_READ, ECS_OPTIONAL},
                                 {c->tb, ECS_READ, ECS_NOT}}};
-    const ecs_query_desc d4 = {{{0}}};
-    const ecs_query_desc d5 = {{{c->big, ECS_READ, ECS_AND}, {c->ta, ECS_READ, ECS_AND}}};
+    const ecs_query_desc d4 = {.terms = {{0}}};
+    const ecs_query_desc d5 = {.terms = {{c->big, ECS_READ, ECS_AND}, {c->ta, ECS_READ, ECS_AND}}};
     ecs_query *q1 = NULL, *q2 = NULL, *q3 = NULL, *q4 = NULL, *q5 = NULL;
     OOM_VAL(c, q1, ecs_query_new(w, &d1));  /* before any table */
     OOM_VAL(c, q2, ecs_query_new(w, &d2));
@@ -405,7 +405,7 @@ static void scen_changes(oom_ctx *c) {
         OOM_RES(c, ecs_set(w, e[i], c->pos, &(OPos){(float)i, 0}));
     }
     ecs_query *q = NULL;
-    OOM_VAL(c, q, ecs_query_new(w, &(ecs_query_desc){{{c->pos, ECS_READ, ECS_CHANGED}}}));
+    OOM_VAL(c, q, ecs_query_new(w, &(ecs_query_desc){.terms = {{c->pos, ECS_READ, ECS_CHANGED}}}));
     if (!q) { oom_finish(c); return; }
     for (int i = 20; i < 40; i++) {
         OOM_VAL(c, e[i], ecs_create(w));
@@ -518,8 +518,8 @@ static void scen_defer(oom_ctx *c) {
     oom_register(c);
     ecs_entity many[24] = {0};
     OOM_RES(c, ecs_create_many(w, 24, (const ecs_id[]){c->pos, c->vel}, 2, many));
-    const ecs_query_desc d = {{{c->pos, ECS_WRITE, ECS_AND}, {c->vel, ECS_READ, ECS_AND}}};
-    const ecs_query_desc dall = {{{0}}};
+    const ecs_query_desc d = {.terms = {{c->pos, ECS_WRITE, ECS_AND}, {c->vel, ECS_READ, ECS_AND}}};
+    const ecs_query_desc dall = {.terms = {{0}}};
     ecs_query *q = NULL, *qall = NULL;
     OOM_VAL(c, q, ecs_query_new(w, &d));
     OOM_VAL(c, qall, ecs_query_new(w, &dall));

@@ -272,7 +272,7 @@ TEST(prefab_bad_input) {
     ecs_commands_free(cb);
     CHECK_EQ_INT(ecs_count(w), 1);
     /* a loop holding the table an instance goes to */
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     ecs_iter it = ecs_query_iter(w, q);
     REQUIRE(ecs_query_next(&it));
     CHECK(ecs_instantiate_many(w, prefab, 2, NULL) == ECS_ERR_BUSY);
@@ -321,7 +321,7 @@ TEST(prefab_defer_and_commands) {
     CHECK(pend2 && !ecs_cmd_set_parent(cb, pend2, pend));
     CHECK(!ecs_commands_apply(w, cb));
     CHECK_EQ_INT(ecs_count(w), n + 5);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{ECS_TERM_R(k.pos)}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.pos)}});
     int found = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
         const pf_pos *p = ECS_FIELD(&it, pf_pos, 0);

@@ -36,7 +36,7 @@ TEST(query_and_not_optional_across_tables) {
     for (int k = 0; k < 2; k++)
         for (int t = 0; t < 7; t++)
             REQUIRE(qw_make(&q, 10 * t + k, has[t][0], has[t][1], has[t][2], 0));
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {
         {q.a, ECS_READ, ECS_AND}, {q.b, ECS_READ, ECS_NOT}, {q.c, ECS_WRITE, ECS_OPTIONAL}}});
     REQUIRE(qr);
     int seen[7] = {0}, batches = 0;
@@ -62,7 +62,7 @@ TEST(query_and_not_optional_across_tables) {
     CHECK_EQ_INT(seen[2], 2);
     CHECK_EQ_INT(ecs_query_count(w, qr), 4);
 
-    ecs_query *ab = ecs_query_new(w, &(ecs_query_desc){{{q.a, 0, ECS_AND}, {q.b, 0, ECS_AND}}});
+    ecs_query *ab = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, 0, ECS_AND}, {q.b, 0, ECS_AND}}});
     REQUIRE(ab);
     int rows = 0;
     for (ecs_iter it = ecs_query_iter(w, ab); ecs_query_next(&it);) {
@@ -75,7 +75,7 @@ TEST(query_and_not_optional_across_tables) {
     }
     CHECK_EQ_INT(rows, 4);
 
-    ecs_query *notall = ecs_query_new(w, &(ecs_query_desc){{
+    ecs_query *notall = ecs_query_new(w, &(ecs_query_desc){.terms = {
         {q.a, 0, ECS_NOT}, {q.b, 0, ECS_NOT}, {q.c, 0, ECS_NOT}}});
     REQUIRE(notall);
     CHECK_EQ_INT(ecs_query_count(w, notall), 2);   /* only the {} entities */
@@ -92,7 +92,7 @@ TEST(query_field_null_cases) {
     ecs_id d = ecs_component(w, "D", sizeof(int), 0);
     REQUIRE(d);
     REQUIRE(qw_make(&q, 1, 1, 0, 1, 1));
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {
         {q.a, ECS_READ, ECS_AND}, {q.t, ECS_READ, ECS_AND}, {q.b, ECS_READ, ECS_NOT},
         {d, ECS_READ, ECS_OPTIONAL}, {q.c, ECS_READ, ECS_OPTIONAL}}});
     REQUIRE(qr);
@@ -122,7 +122,7 @@ TEST(query_terms_end_at_first_zero_id) {
     ecs_world *w = q.w;
     REQUIRE(qw_make(&q, 1, 1, 0, 0, 0));
     REQUIRE(qw_make(&q, 2, 1, 1, 0, 0));
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{{q.a, 0, 0}, {0, 0, 0}, {q.b, 0, ECS_AND}}});
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, 0, 0}, {0, 0, 0}, {q.b, 0, ECS_AND}}});
     REQUIRE(qr);
     CHECK_EQ_INT(ecs_query_count(w, qr), 2);   /* the B term is not part of the query */
     for (ecs_iter it = ecs_query_iter(w, qr); ecs_query_next(&it);) {
@@ -138,7 +138,7 @@ TEST(query_made_before_tables_sees_them) {
     qw q;
     REQUIRE(qw_init(&q));
     ecs_world *w = q.w;
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{{q.a, 0, 0}, {q.b, 0, 0}}});
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, 0, 0}, {q.b, 0, 0}}});
     REQUIRE(qr);
     CHECK_EQ_INT(ecs_query_count(w, qr), 0);
     int n = 0;
@@ -174,7 +174,7 @@ TEST(query_count_tracks_changes) {
     qw q;
     REQUIRE(qw_init(&q));
     ecs_world *w = q.w;
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{{q.a, 0, 0}, {q.t, 0, ECS_NOT}}});
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, 0, 0}, {q.t, 0, ECS_NOT}}});
     REQUIRE(qr);
     ecs_entity e[6];
     for (int i = 0; i < 6; i++) REQUIRE(e[i] = qw_make(&q, i, 1, i % 2, 0, 0));
@@ -219,10 +219,10 @@ TEST(query_order_is_deterministic) {
     order_script(&q1, &k1);
     order_script(&q2, &k2);
     CHECK(k1 == k2);
-    ecs_query *all1 = ecs_query_new(q1.w, &(ecs_query_desc){{{0}}});
-    ecs_query *all2 = ecs_query_new(q2.w, &(ecs_query_desc){{{0}}});
-    ecs_query *a1 = ecs_query_new(q1.w, &(ecs_query_desc){{{q1.a, 0, 0}, {q1.c, 0, ECS_OPTIONAL}}});
-    ecs_query *a2 = ecs_query_new(q2.w, &(ecs_query_desc){{{q2.a, 0, 0}, {q2.c, 0, ECS_OPTIONAL}}});
+    ecs_query *all1 = ecs_query_new(q1.w, &(ecs_query_desc){.terms = {{0}}});
+    ecs_query *all2 = ecs_query_new(q2.w, &(ecs_query_desc){.terms = {{0}}});
+    ecs_query *a1 = ecs_query_new(q1.w, &(ecs_query_desc){.terms = {{q1.a, 0, 0}, {q1.c, 0, ECS_OPTIONAL}}});
+    ecs_query *a2 = ecs_query_new(q2.w, &(ecs_query_desc){.terms = {{q2.a, 0, 0}, {q2.c, 0, ECS_OPTIONAL}}});
     REQUIRE(all1 && all2 && a1 && a2);
     static trace t1, t2, t3;
     order_trace(q1.w, all1, &t1);
@@ -259,7 +259,7 @@ TEST(query_order_is_table_creation_then_row) {
     CHECK_EQ_INT(ecs_add(w, v, q.b), ECS_OK);           /* makes {B,C} */
     ecs_entity u = qw_make(&q, 5, 0, 1, 0, 0);          /* joins {B} */
     REQUIRE(u);
-    ecs_query *qb = ecs_query_new(w, &(ecs_query_desc){{{q.b, 0, 0}}});
+    ecs_query *qb = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.b, 0, 0}}});
     REQUIRE(qb);
     ecs_entity want[5] = {x, u, z, v, 0};
     int counts[4] = {2, 1, 1, 0};
@@ -283,8 +283,8 @@ TEST(query_skips_empty_tables) {
     for (int i = 0; i < 9; i++) REQUIRE(e[i] = qw_make(&q, i, 1, i % 3 == 1, i % 3 == 2, 0));
     for (int i = 1; i < 9; i += 3) CHECK_EQ_INT(ecs_destroy(w, e[i]), ECS_OK);       /* empties {A,B} */
     for (int i = 2; i < 9; i += 3) CHECK_EQ_INT(ecs_remove(w, e[i], q.c), ECS_OK);   /* empties {A,C} */
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{{q.a, 0, 0}}});
-    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, 0, 0}}});
+    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     REQUIRE(qr && all);
     int batches = 0, empty = 0, rows = 0;
     for (ecs_iter it = ecs_query_iter(w, qr); ecs_query_next(&it);) {
@@ -318,7 +318,7 @@ TEST(query_zero_terms_matches_every_entity) {
     e[4] = ecs_create(w);
     ecs_entity dead = qw_make(&q, 9, 1, 0, 0, 0);
     CHECK_EQ_INT(ecs_destroy(w, dead), ECS_OK);
-    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     REQUIRE(all);
     CHECK_EQ_INT(ecs_query_count(w, all), 5);
     int seen[5] = {0}, rows = 0;
@@ -344,14 +344,14 @@ TEST(query_bad_desc_returns_null) {
     REQUIRE(qw_make(&q, 1, 1, 1, 0, 0));
     unsigned long long h = test_world_hash(w);
     ecs_id n = ecs_id_count(w);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{{q.a, 0, 0}, {999, 0, 0}}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, 0, 0}, {999, 0, 0}}}) == NULL);
     CHECK(ecs_last_error(w) && ecs_last_error(w)[0]);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{{n + 1, 0, 0}}}) == NULL);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{{r, 0, 0}}}) == NULL);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{{q.a, 0, 0}, {r, 0, ECS_OPTIONAL}}}) == NULL);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{{q.a, 0, (ecs_oper)7}}}) == NULL);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{{q.a, (ecs_access)9, 0}}}) == NULL);
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{{q.a, (ecs_access)-1, 0}}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {{n + 1, 0, 0}}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {{r, 0, 0}}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, 0, 0}, {r, 0, ECS_OPTIONAL}}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, 0, (ecs_oper)7}}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, (ecs_access)9, 0}}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, (ecs_access)-1, 0}}}) == NULL);
     CHECK_EQ_INT(test_world_hash(w), h);
     CHECK_EQ_INT(ecs_id_count(w), n);
     ecs_world_free(w);
@@ -367,7 +367,7 @@ TEST(query_structural_change_while_iterating_is_busy) {
     ecs_entity bare = ecs_create(w);                                    /* {} */
     REQUIRE(ac && bare);
     unsigned long long h = test_world_hash(w);
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{{q.a, ECS_WRITE, 0}, {q.c, 0, ECS_NOT}}});
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, ECS_WRITE, 0}, {q.c, 0, ECS_NOT}}});
     REQUIRE(qr);
     int batches = 0;
     for (ecs_iter it = ecs_query_iter(w, qr); ecs_query_next(&it);) {
@@ -415,7 +415,7 @@ TEST(query_create_while_iterating_empty_set_table_is_busy) {
     ecs_world *w = q.w;
     REQUIRE(ecs_create(w) && ecs_create(w));
     unsigned long long h = test_world_hash(w);
-    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     REQUIRE(all);
     int batches = 0;
     for (ecs_iter it = ecs_query_iter(w, all); ecs_query_next(&it);) {
@@ -440,7 +440,7 @@ TEST(query_change_in_other_table_while_iterating_is_ok) {
     ecs_entity other = qw_make(&q, 7, 0, 0, 1, 0);      /* in {C} */
     ecs_entity gone = qw_make(&q, 8, 0, 0, 1, 0);
     REQUIRE(other && gone);
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{{q.a, ECS_WRITE, 0}}});
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, ECS_WRITE, 0}}});
     REQUIRE(qr);
     int batches = 0;
     for (ecs_iter it = ecs_query_iter(w, qr); ecs_query_next(&it);) {
@@ -462,7 +462,7 @@ TEST(query_set_existing_component_while_iterating_is_ok) {
     ecs_world *w = q.w;
     ecs_entity e[4];
     for (int i = 0; i < 4; i++) REQUIRE(e[i] = qw_make(&q, i, 1, 1, 0, 0));
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{{q.a, ECS_WRITE, 0}, {q.b, ECS_WRITE, 0}}});
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, ECS_WRITE, 0}, {q.b, ECS_WRITE, 0}}});
     REQUIRE(qr);
     for (ecs_iter it = ecs_query_iter(w, qr); ecs_query_next(&it);) {
         const int *fa = ECS_FIELD(&it, int, 0);
@@ -491,7 +491,7 @@ TEST(query_iter_fini_releases_lock) {
     ecs_world *w = q.w;
     for (int i = 0; i < 3; i++) REQUIRE(qw_make(&q, i, 1, 0, 0, 0));
     for (int i = 0; i < 3; i++) REQUIRE(qw_make(&q, 10 + i, 1, 1, 0, 0));
-    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){{{q.a, ECS_WRITE, 0}}});
+    ecs_query *qr = ecs_query_new(w, &(ecs_query_desc){.terms = {{q.a, ECS_WRITE, 0}}});
     REQUIRE(qr);
     ecs_iter it = ecs_query_iter(w, qr);
     REQUIRE(ecs_query_next(&it));

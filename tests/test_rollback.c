@@ -478,7 +478,7 @@ static bool rb_make(rb_world *x, int threads, bool other) {
     x->w = ecs_world_new(&(ecs_world_desc){.threads = threads, .order = ECS_ORDER_EXPLICIT});
     if (!x->w) return false;
     if (!rb_register(x->w, &x->id, other)) return false;
-    x->named = ecs_query_new(x->w, &(ecs_query_desc){{{x->id.name, ECS_READ, ECS_AND}}});
+    x->named = ecs_query_new(x->w, &(ecs_query_desc){.terms = {{x->id.name, ECS_READ, ECS_AND}}});
     ecs_report rep;
     ecs_result vr = ecs_validate(x->w, &rep);
     if (vr != ECS_OK) ecs_report_print(&rep, stderr);
@@ -516,7 +516,7 @@ static void rb_reset_counts(void) {
 /* Entities with a parent (the trees the cascades cut down). */
 static long rb_parented(rb_world *x) {
     long n = 0;
-    ecs_query *all = ecs_query_new(x->w, &(ecs_query_desc){{{0}}});
+    ecs_query *all = ecs_query_new(x->w, &(ecs_query_desc){.terms = {{0}}});
     for (ecs_iter it = ecs_query_iter(x->w, all); all && ecs_query_next(&it);)
         for (int i = 0; i < it.count; i++) n += ecs_get_parent(x->w, it.entities[i]) != 0;
     ecs_query_free(all);

@@ -162,7 +162,7 @@ TEST(sched_nested_query_must_be_declared) {
         nest_ctx *c = (nest_ctx *)calloc(1, sizeof *c);
         REQUIRE(c);
         TEST_HG_IGNORE(c, sizeof *c);
-        c->q = ecs_query_new(w, &(ecs_query_desc){{{pos, ECS_READ, ECS_AND}}});
+        c->q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_READ, ECS_AND}}});
         REQUIRE(c->q);
         REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "Writer", .fn = nest_writer,
             .chunk_size = 256, .terms = {{pos, ECS_WRITE, ECS_AND}}}));
@@ -266,7 +266,7 @@ TEST(sched_chunked_system_batch_bounds) {
         CHECK_EQ_INT(ecs_create_many(w, 7, ids, 2, NULL), ECS_OK);
         ids[1] = ids[2];
         CHECK_EQ_INT(ecs_create_many(w, 13, ids, 2, NULL), ECS_OK);
-        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{c->pos, ECS_WRITE, ECS_AND}}});
+        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c->pos, ECS_WRITE, ECS_AND}}});
         REQUIRE(q);
         int n = 0, table = 0;
         for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it); table++) {
@@ -310,7 +310,7 @@ TEST(query_field_size_checked) {
     REQUIRE(w);
     ecs_id pos = ECS_COMPONENT(w, sf_pos);
     CHECK_EQ_INT(ecs_create_many(w, 3, &pos, 1, NULL), ECS_OK);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{pos, ECS_READ, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_READ, ECS_AND}}});
     REQUIRE(q);
     int batches = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -421,7 +421,7 @@ TEST(query_left_with_break_names_itself) {
     ecs_id hp = ECS_COMPONENT(w, sf_health);
     ecs_entity es[4];
     CHECK_EQ_INT(ecs_create_many(w, 4, &pos, 1, es), ECS_OK);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{pos, ECS_READ, ECS_AND}, {hp, ECS_READ, ECS_NOT}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_READ, ECS_AND}, {hp, ECS_READ, ECS_NOT}}});
     REQUIRE(q);
     ecs_iter it = ecs_query_iter(w, q);
     for (; ecs_query_next(&it);) break;   /* left without ecs_iter_fini */

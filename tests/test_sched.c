@@ -452,7 +452,7 @@ TEST(sched_chunk_coverage) {
             CHECKF(st_calls(2) == tables * frames, "c = %d, %d threads: %ld plain batches, want %ld", c,
                    threads, st_calls(2), tables * frames);
             /* every entity exactly once per frame, by each system */
-            ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{cnt, ECS_READ, ECS_AND}}});
+            ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{cnt, ECS_READ, ECS_AND}}});
             REQUIRE(q);
             long seen = 0, wrong = 0;
             for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
@@ -1117,7 +1117,7 @@ static void busy_fn(ecs_iter *it) {
     TCHECK(it, ecs_component(w, "Fresh", sizeof(int), 0) == 0);
     TCHECK(it, ecs_component(w, "Pos", sizeof(bpos), 0) == 0);
     TCHECK(it, ecs_resource(w, "FreshRes", sizeof(int), 0, NULL) == 0);
-    TCHECK(it, ecs_query_new(w, &(ecs_query_desc){{{c->pos, ECS_READ, ECS_AND}}}) == NULL);
+    TCHECK(it, ecs_query_new(w, &(ecs_query_desc){.terms = {{c->pos, ECS_READ, ECS_AND}}}) == NULL);
     ecs_query_free(c->q);       /* refused: the query stays usable */
     TCHECK(it, ecs_defer_begin(w) == ECS_ERR_BUSY);
     TCHECK(it, ecs_commands_new(w) == NULL);
@@ -1153,7 +1153,7 @@ TEST(sched_structural_calls_busy_in_systems) {
         ecs_entity dead = ecs_create(w);
         CHECK_EQ_INT(ecs_destroy(w, dead), ECS_OK);   /* a free slot a create could take */
         CHECK_EQ_INT(ecs_create_many(w, 40, &c0.mark, 1, NULL), ECS_OK);
-        c0.q = ecs_query_new(w, &(ecs_query_desc){{{c0.pos, ECS_READ, ECS_AND}}});
+        c0.q = ecs_query_new(w, &(ecs_query_desc){.terms = {{c0.pos, ECS_READ, ECS_AND}}});
         c0.user = ecs_commands_new(w);
         REQUIRE(c0.q && c0.user);
         CHECK_EQ_INT(ecs_cmd_add(c0.user, c0.e, c0.vel), ECS_OK);
@@ -1335,7 +1335,7 @@ static void co_run(int threads, co_result *res) {
     REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "C", .fn = co_fn, .ctx = &cc, .stage = s1,
         .terms = {{val, ECS_READ, ECS_AND}}}));
     /* a first frame to learn the durations, so the second runs in parallel */
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{out, ECS_READ, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{out, ECS_READ, ECS_AND}}});
     REQUIRE(q);
     for (int f = 0; f < 2; f++) {
         if (f == 1) {   /* keep only the second frame's output */

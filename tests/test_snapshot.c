@@ -102,7 +102,7 @@ TEST(snapshot_restore_exact) {
     sn_ids id;
     sn_register(w, &id, false);
     sn_populate(w, &id, 1, 200);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{id.pos, ECS_READ, ECS_AND}, {id.vel, ECS_READ, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{id.pos, ECS_READ, ECS_AND}, {id.vel, ECS_READ, ECS_AND}}});
     REQUIRE(q);
     size_t qn = ecs_query_count(w, q);
     uint64_t h0 = sn_state(w);
@@ -183,7 +183,7 @@ TEST(snapshot_refusals) {
     CHECK(ecs_snapshot_take(w) == NULL);
     CHECK_EQ_INT(ecs_snapshot_restore(w, s), ECS_ERR_BUSY);
     CHECK_EQ_INT(ecs_defer_end(w), ECS_OK);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{id.pos, ECS_READ, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{id.pos, ECS_READ, ECS_AND}}});
     ecs_iter it = ecs_query_iter(w, q);
     CHECK(ecs_query_next(&it));
     CHECK_EQ_INT(ecs_snapshot_restore(w, s), ECS_ERR_BUSY);
@@ -385,7 +385,7 @@ TEST(snapshot_file_robust) {
         CHECK_EQ_INT(ecs_snapshot_restore(b, s), ECS_OK);
         ecs_snapshot_free(s);
         /* consistent: every live entity answers, queries agree with counts */
-        ecs_query *all = ecs_query_new(b, &(ecs_query_desc){{{0}}});
+        ecs_query *all = ecs_query_new(b, &(ecs_query_desc){.terms = {{0}}});
         size_t seen = 0;
         for (ecs_iter it = ecs_query_iter(b, all); ecs_query_next(&it);)
             for (int i = 0; i < it.count; i++) {
@@ -498,7 +498,7 @@ static void sn_branch(ecs_world *w, const ecs_id *ids, unsigned long long seed, 
     }
 }
 static uint64_t sn_visit_order(ecs_world *w) {   /* every entity in query order */
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     uint64_t h = 1469598103934665603ull;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)
         for (int i = 0; i < it.count; i++) h = (h ^ it.entities[i]) * 1099511628211ull;
@@ -517,7 +517,7 @@ TEST(snapshot_rollback_other_branch) {
                 char name[8] = {'C', (char)('0' + i), 0};
                 ids[k][i] = ecs_component(w[k], name, i % 3 ? 4 : 0, 0);
             }
-            old[k] = ecs_query_new(w[k], &(ecs_query_desc){{{ids[k][1], ECS_READ, ECS_AND}}});   /* made before */
+            old[k] = ecs_query_new(w[k], &(ecs_query_desc){.terms = {{ids[k][1], ECS_READ, ECS_AND}}});   /* made before */
             sn_branch(w[k], ids[k], 100 + (unsigned long long)round, 5);
         }
         ecs_snapshot *s = ecs_snapshot_take(w[0]);

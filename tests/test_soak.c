@@ -906,7 +906,7 @@ static int sk_run_graph(const sk_graph *G, int threads, long frames, sk_run *R, 
             ok = x->nq != NULL;
         }
     }
-    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    ecs_query *all = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     CHECK(all != NULL);
     ok = ok && all;
     long lo = G->entities * 3L / 4, hi = G->entities * 5L / 4;

@@ -478,7 +478,7 @@ TEST(stale_unknown_ids) {
         ecs_id mixed[2] = {f.pos, id};
         CHECKF(ecs_create_many(w, 3, mixed, 2, out) == ECS_ERR_ARG, "create_many pos+id %u", id);
         ecs_id qid = id ? id : 0xFFFFFFFFu;  /* id 0 would just end the term list */
-        CHECKF(!ecs_query_new(w, &(ecs_query_desc){{{f.pos, ECS_READ, ECS_AND}, {qid, ECS_READ, ECS_AND}}}),
+        CHECKF(!ecs_query_new(w, &(ecs_query_desc){.terms = {{f.pos, ECS_READ, ECS_AND}, {qid, ECS_READ, ECS_AND}}}),
                "query with id %u", qid);
         /* a dead handle and an unknown id: an error either way */
         ecs_result r = ecs_add(w, make_handle(1000, 1), id);
@@ -689,7 +689,7 @@ TEST(stale_recycled_by_create_many_and_commands) {
     }
     CHECK(ecs_commands_apply(w, c) == ECS_OK);
     CHECK_EQ_INT(ecs_count(w), N);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{pos, ECS_READ, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_READ, ECS_AND}}});
     REQUIRE(q);
     int k = 0;
     for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)

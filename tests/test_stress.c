@@ -479,8 +479,8 @@ static ecs_world *sr_build(const sr_graph *g, int threads, sr_run *R) {
     R->g = g;
     R->w = w;
     R->rng = g->seed ^ 0x2545f4914f6cdd1dull;
-    R->q_pick = ecs_query_new(w, &(ecs_query_desc){{{comp[g->pick_comp], ECS_READ, ECS_AND}}});
-    R->q_all = ecs_query_new(w, &(ecs_query_desc){{{0}}});
+    R->q_pick = ecs_query_new(w, &(ecs_query_desc){.terms = {{comp[g->pick_comp], ECS_READ, ECS_AND}}});
+    R->q_all = ecs_query_new(w, &(ecs_query_desc){.terms = {{0}}});
     if (!R->q_pick || !R->q_all) goto fail;
     /* entities: the archetypes, a tenth with a churn component flipped */
     for (int i = 0; i < g->n0; i++) {

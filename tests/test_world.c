@@ -115,7 +115,7 @@ static void world_workload(ecs_world *w) {
     }
     ecs_entity many[50];
     CHECK_EQ_INT(ecs_create_many(w, 50, (ecs_id[]){cfg, tag}, 2, many), ECS_OK);
-    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{pos, ECS_WRITE, ECS_AND}}});
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_WRITE, ECS_AND}}});
     CHECK(q != NULL);
     if (q) CHECK(ecs_query_count(w, q) > 0);
     ecs_commands *c = ecs_commands_new(w);
@@ -160,7 +160,7 @@ TEST(world_free_frees_queries_and_command_buffers) {
     CHECK_EQ_INT(ecs_set(w, e, pos, &(Pos){1, 1}), ECS_OK);
     size_t before = t.n;
     for (int i = 0; i < 4; i++) {
-        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){{{pos, ECS_READ, ECS_AND}}});
+        ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{pos, ECS_READ, ECS_AND}}});
         CHECK(q != NULL);
         ecs_commands *c = ecs_commands_new(w);
         CHECK(c != NULL);
@@ -215,7 +215,7 @@ TEST(last_error_describes_failures) {
     msg = ecs_last_error(w);
     CHECK(msg && msg[0]);
 
-    CHECK(ecs_query_new(w, &(ecs_query_desc){{{999, ECS_READ, ECS_AND}}}) == NULL);
+    CHECK(ecs_query_new(w, &(ecs_query_desc){.terms = {{999, ECS_READ, ECS_AND}}}) == NULL);
     msg = ecs_last_error(w);
     CHECK(msg && msg[0]);
 
