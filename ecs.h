@@ -266,7 +266,8 @@ ECS_API ecs_id ecs_lookup(const ecs_world *w, const char *name);
 ECS_API const char *ecs_id_name(const ecs_world *w, ecs_id id);
 /* The size of a component or resource (0 for a tag or an unknown id). */
 ECS_API size_t ecs_id_size(const ecs_world *w, ecs_id id);
-/* Number of ids registered so far; valid ids are 1 .. ecs_id_count(w). */
+/* Number of ids registered so far; valid ids are 1 .. ecs_id_count(w) (1 is
+   the prefab tag, which every world registers first). */
 ECS_API ecs_id ecs_id_count(const ecs_world *w);
 
 /* Registers a resource: one instance per world, not attached to entities.
@@ -503,7 +504,8 @@ ECS_API void *ecs_field_sized(const ecs_iter *it, int term, size_t size);
    with no terms matches every entity. */
 ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc);
 /* Starts an iteration. Batches come one table at a time, in a deterministic
-   order (table creation order, then row order). While a batch is out, its
+   order (table creation order, or ascending group with group_by; then row
+   order). While a batch is out, its
    table is locked against structural changes (ECS_ERR_BUSY); use
    ecs_defer_begin/end to change structure while iterating. */
 ECS_API ecs_iter   ecs_query_iter(ecs_world *w, ecs_query *q);
