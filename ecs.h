@@ -3683,7 +3683,7 @@ static ecs_result ecs__add(ecs_world *w, const char *fn, ecs_entity e, ecs_id id
         return ECS_OK;
     }
     if (src->lock | dst->lock | (w->sched.phase == ECS__SYSTEMS)) return ecs__busy(w, fn, src->lock ? src : dst);
-    ecs__vref ref;   /* only these two tables change here */
+    ecs__vref ref = {0, 0, 0};   /* only these two tables change here */
     const bool inside = value && (ecs__value_ref(src, value, &ref) || ecs__value_ref(dst, value, &ref));
     if (!ecs__table_reserve(w, dst, (size_t)dst->count + 1)) return ECS__OOM(w, fn);
     if (ECS__UNLIKELY(src->hooked | dst->hooked)) {   /* constructed; on_add, then the value and on_set */
