@@ -23,8 +23,9 @@
                     running, looking inside
        >>impl       the implementation, in data-flow order:
                     >>platform >>alloc >>containers >>world >>terms >>access
-                    >>hooks >>ids >>entity >>hierarchy >>change >>table >>query >>commands
-                    >>events >>calls >>prefab >>snapshot >>savefile >>hash >>systems >>graph
+                    >>hooks >>ids >>entity >>hierarchy >>change >>table >>order >>query
+                    >>commands >>events >>calls >>prefab >>snapshot >>savefile >>hash
+                    >>systems >>graph
                     >>conflicts >>report >>validate >>dot >>sched >>loop
                     >>stats >>simulate >>trace >>lifetime
        >>license    at the very bottom
@@ -440,6 +441,16 @@ typedef struct ecs_term { ecs_id id; ecs_access access; ecs_oper oper; } ecs_ter
 #define ECS_TERM_NOT(id) {(id), ECS_READ, ECS_NOT}
 #define ECS_TERM_OPT(id) {(id), ECS_READ, ECS_OPTIONAL}
 
+/* Sorted iteration: order_by (the id of one of the query's ECS_AND terms)
+   with compare (pure: no library calls; negative, 0, positive as strcmp):
+   every matched row in ascending order of compare on its order_by value
+   (NULL for a tag), ties by the entity handle, in batches that are runs of
+   consecutive rows of one table. The sort happens when a loop starts, and
+   re-sorts only what changed since the last one. A sorted loop locks every
+   table it matches until it ends; a second loop of the same query while one
+   is open is ECS_ERR_BUSY; inside ordinary systems only MAIN_THREAD ones may
+   loop a sorted query. ECS_CHANGED terms with order_by are ECS_ERR_ARG. */
+typedef int (*ecs_compare_fn)(ecs_entity a, const void *va, ecs_entity b, const void *vb, void *ctx);
 /* Grouped iteration: group_by (pure: no library calls) gives each matched
    table a group from its ids (render layers, lanes: usually its tags); it is
    called on thread 0 once per query and table. Loops visit tables in
@@ -448,7 +459,9 @@ typedef struct ecs_term { ecs_id id; ecs_access access; ecs_oper oper; } ecs_ter
 typedef uint64_t (*ecs_group_fn)(const ecs_world *w, const ecs_id *table_ids, int id_count, void *ctx);
 typedef struct ecs_query_desc {
     ecs_term terms[ECS_MAX_TERMS];
-    ecs_group_fn group_by; void *group_ctx;   /* grouped iteration (NULL: table creation order) */
+    ecs_id order_by; ecs_compare_fn compare; void *compare_ctx;   /* sorted iteration (0: none) */
+    ecs_group_fn group_by; void *group_ctx;   /* grouped iteration (NULL: table creation order);
+                                                 with both, groups first, sorted within each */
 } ecs_query_desc;   /* (initialise it with .terms = {...}: a positional {{...}} leaves fields out) */
 typedef struct ecs_query ecs_query;
 typedef struct ecs_commands ecs_commands;
@@ -486,6 +499,7 @@ typedef struct ecs_iter {
         uint64_t group;           /* the current batch's group (group_by) */
         uint64_t only;            /* ecs_iter_set_group: the one group this loop visits */
         bool restricted;          /* ...if set */
+        bool sorted;              /* a sorted loop: cursor walks the query's runs, tables locked */
     } priv;
 } ecs_iter;
 
@@ -637,6 +651,10 @@ typedef struct ecs_system_desc {
     ecs_id emits[ECS_MAX_TERMS];        /* event types it emits with ecs_emit (the list ends
                                            at the first 0); an event type it reads goes in
                                            reads. Neither is a conflict or an order */
+    ecs_id order_by;                    /* as ecs_query_desc: its batches in sorted order,
+                                           sorted when its run starts (not chunked) */
+    ecs_compare_fn compare;
+    void *compare_ctx;
     ecs_group_fn group_by;              /* as ecs_query_desc: its batches (and a chunked
                                            system's chunks) follow ascending group order */
     void *group_ctx;
@@ -1764,6 +1782,10 @@ struct ecs_query {
     bool tracked;            /* ecs_query_changed asked: completions mark it too */
     ecs_group_fn group_by;   /* grouped iteration: matches kept in (group, table index) order */
     void *group_ctx;
+    ecs_compare_fn compare;  /* sorted iteration: order_by is terms[order_term] */
+    void *compare_ctx;
+    int order_term;
+    struct ecs__sort *sort;  /* >>order: its rows in order (NULL: not sorted) */
     uint64_t seen;           /* >>change: the tick of its latest complete iteration (0: none) */
 };
 
@@ -3786,6 +3808,240 @@ static void ecs__table_fini(ecs_world *w) {
     ecs__free(w, w->tab.scratch);
 }
 
+/* ---- >>order: sorted iteration -------------------------------------------- */
+/* A query with order_by keeps its rows in order between loops: the
+   entities, a copy of their keys and groups, each slot's place, and the
+   batches a loop hands out (runs of consecutive rows of one table, over a
+   copy of the matches, which a loop may see grow). A loop start re-sorts
+   only what changed: with nothing changed since the last sort (the change
+   stamps of the order column and of the tables' structure say so) the runs
+   are reused; else every row's key is compared with its copy, the rows whose
+   key, group or entity changed are sorted and merged into the rest, which
+   keep their order. compare calls grow with what changed (c log c + c log
+   n), not with the query's rows; the rest is one pass over them. */
+typedef struct ecs__span { uint32_t match, row, n; } ecs__span;
+static void ecs__frame_fail(ecs_world *w, ecs_result r);
+typedef struct ecs__sort_row { ecs_entity e; const unsigned char *key; uint64_t group; } ecs__sort_row;
+typedef struct ecs__sort {
+    ecs_entity *ents;        /* the rows in order, with their keys and groups */
+    unsigned char *keys;
+    uint64_t *groups;
+    uint32_t count, cap;
+    ecs_entity *ents2;       /* the next order, built beside (cap each) */
+    unsigned char *keys2;
+    uint64_t *groups2;
+    ecs__sort_row *rows, *tmp;   /* rows to place (cap each) */
+    uint32_t *kept;          /* places of the rows that stay (cap) */
+    uint32_t *pos;           /* per slot: its place + 1 (stale ones are checked) */
+    uint32_t pos_cap;
+    uint32_t *map;           /* per table index: its match + 1, while building runs */
+    uint32_t map_cap;
+    ecs__match *mat;         /* the matches the runs name */
+    uint32_t mat_count, mat_cap;
+    ecs__span *runs;
+    uint32_t run_count, run_cap;
+    uint64_t seen;           /* stamps after this are changes the order has not taken in */
+    bool valid;              /* false: sort everything again (new, or a restore) */
+    bool open;               /* a loop over the runs is open */
+} ecs__sort;
+
+static int ecs__sort_cmp(const ecs_query *q, const ecs__sort_row *a, const ecs__sort_row *b) {
+    if (a->group != b->group) return a->group < b->group ? -1 : 1;
+    int c = q->compare(a->e, a->key, b->e, b->key, q->compare_ctx);
+    if (c) return c < 0 ? -1 : 1;
+    return a->e < b->e ? -1 : a->e > b->e;
+}
+
+/* a[0..n) sorted (stable, bottom-up merges; tmp holds n). */
+static void ecs__sort_rows(const ecs_query *q, ecs__sort_row *a, ecs__sort_row *tmp, uint32_t n) {
+    ecs__sort_row *from = a, *to = tmp;
+    for (uint32_t width = 1; width < n; width *= 2) {
+        for (uint32_t lo = 0; lo < n; lo += 2 * width) {
+            uint32_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            uint32_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) to[k++] = ecs__sort_cmp(q, &from[j], &from[i]) < 0 ? from[j++] : from[i++];
+            while (i < mid) to[k++] = from[i++];
+            while (j < hi) to[k++] = from[j++];
+        }
+        ecs__sort_row *x = from; from = to; to = x;
+    }
+    if (from != a) memcpy(a, from, (size_t)n * sizeof *a);
+}
+
+/* Whether anything the order depends on may have changed since the sort. */
+static bool ecs__sort_stale(const ecs_query *q, const ecs__sort *S) {
+    if (!S->valid) return true;   /* (new tables: their rows are stamped; the runs name S->mat) */
+    for (uint32_t k = 0; k < q->match_count; k++) {
+        const ecs__match *m = &q->matches[k];
+        uint32_t blocks = ecs__blocks(m->table->count ? m->table->count : 1);
+        for (uint32_t b = 0; b < blocks && b < m->table->blocks; b++)
+            if (ecs__block_changed(m, 1u << q->order_term, b, S->seen)) return true;
+    }
+    return false;
+}
+
+/* Room for n rows (and every slot); false on NOMEM, the order kept. */
+static bool ecs__sort_fit(ecs_world *w, ecs__sort *S, size_t n, uint32_t size, const ecs_query *q) {
+    if (n > S->cap) {
+        size_t cap = n + n / 2 + 16;
+#define ECS__SORT_GROW(p, T, bytes) do { void *x_ = ecs__realloc(w, (p), (bytes)); if (!x_) return false; \
+                                         (p) = (T *)x_; } while (0)
+        ECS__SORT_GROW(S->ents, ecs_entity, cap * sizeof *S->ents);
+        ECS__SORT_GROW(S->ents2, ecs_entity, cap * sizeof *S->ents2);
+        ECS__SORT_GROW(S->keys, unsigned char, cap * size + 1);
+        ECS__SORT_GROW(S->keys2, unsigned char, cap * size + 1);
+        ECS__SORT_GROW(S->groups, uint64_t, cap * sizeof *S->groups);
+        ECS__SORT_GROW(S->groups2, uint64_t, cap * sizeof *S->groups2);
+        ECS__SORT_GROW(S->rows, ecs__sort_row, cap * sizeof *S->rows);
+        ECS__SORT_GROW(S->tmp, ecs__sort_row, cap * sizeof *S->tmp);
+        ECS__SORT_GROW(S->kept, uint32_t, cap * sizeof *S->kept);
+        ECS__SORT_GROW(S->runs, ecs__span, cap * sizeof *S->runs);
+        S->cap = (uint32_t)cap;
+        S->run_cap = (uint32_t)cap;
+    }
+    if (w->ent.record_count > S->pos_cap) {
+        ECS__SORT_GROW(S->pos, uint32_t, (size_t)w->ent.record_count * sizeof *S->pos);
+        memset(S->pos + S->pos_cap, 0, (size_t)(w->ent.record_count - S->pos_cap) * sizeof *S->pos);
+        S->pos_cap = w->ent.record_count;
+    }
+    if (w->tab.table_count > S->map_cap) {
+        ECS__SORT_GROW(S->map, uint32_t, (size_t)w->tab.table_count * sizeof *S->map);
+        S->map_cap = w->tab.table_count;
+    }
+    if (q->match_count > S->mat_cap) {
+        ECS__SORT_GROW(S->mat, ecs__match, (size_t)q->match_count * sizeof *S->mat);
+        S->mat_cap = q->match_count;
+    }
+#undef ECS__SORT_GROW
+    return true;
+}
+
+/* Collects the rows that are new or changed since the sort into S->rows
+   (their count returned) and the places of those that stay into S->kept. */
+static uint32_t ecs__sort_scan(const ecs_query *q, ecs__sort *S, uint32_t size, uint32_t *kept) {
+    uint32_t c = 0, k = 0;
+    for (uint32_t i = 0; i < S->count; i++) S->kept[i] = 0;   /* (flags first, places after) */
+    for (uint32_t mi = 0; mi < q->match_count; mi++) {
+        const ecs__match *m = &q->matches[mi];
+        const ecs__table *t = m->table;
+        const int32_t col = m->column[q->order_term];
+        const unsigned char *base = col >= 0 ? t->columns[col].data : NULL;
+        for (uint32_t row = 0; row < t->count; row++) {
+            const ecs_entity e = t->entities[row];
+            const unsigned char *key = base ? base + (size_t)row * size : NULL;
+            uint32_t p = S->valid && ecs__index(e) < S->pos_cap ? S->pos[ecs__index(e)] : 0;
+            if (p && p <= S->count && S->ents[p - 1] == e && S->groups[p - 1] == m->group &&
+                (!size || !memcmp(key, S->keys + (size_t)(p - 1) * size, size))) {
+                S->kept[p - 1] = 1;
+                continue;
+            }
+            S->rows[c].e = e; S->rows[c].key = key; S->rows[c].group = m->group;
+            c++;
+        }
+    }
+    for (uint32_t i = 0; i < S->count; i++) if (S->kept[i]) S->kept[k++] = i;
+    *kept = k;
+    return c;
+}
+
+/* The new order: the kept rows in their order, each changed one inserted
+   where a binary search among them puts it. */
+static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uint32_t c, uint32_t k) {
+    uint32_t out = 0, lo = 0;
+    ecs__sort_row kr;
+#define ECS__SORT_EMIT(E, KEY, G) do { S->ents2[out] = (E); if (size) memcpy(S->keys2 + (size_t)out * size, (KEY), size); \
+                                       S->groups2[out] = (G); out++; } while (0)
+    for (uint32_t j = 0; j <= c; j++) {
+        uint32_t hi = k;   /* the first kept row after changed row j (all of them after the last) */
+        if (j < c) {
+            uint32_t a = lo, b = k;
+            while (a < b) {
+                uint32_t mid = a + (b - a) / 2, p = S->kept[mid];
+                kr.e = S->ents[p]; kr.key = size ? S->keys + (size_t)p * size : NULL; kr.group = S->groups[p];
+                if (ecs__sort_cmp(q, &kr, &S->rows[j]) < 0) a = mid + 1; else b = mid;
+            }
+            hi = a;
+        }
+        for (; lo < hi; lo++) {
+            uint32_t p = S->kept[lo];
+            ECS__SORT_EMIT(S->ents[p], S->keys + (size_t)p * size, S->groups[p]);
+        }
+        if (j < c) ECS__SORT_EMIT(S->rows[j].e, S->rows[j].key, S->rows[j].group);
+    }
+#undef ECS__SORT_EMIT
+    ecs_entity *e = S->ents; S->ents = S->ents2; S->ents2 = e;
+    unsigned char *key = S->keys; S->keys = S->keys2; S->keys2 = key;
+    uint64_t *g = S->groups; S->groups = S->groups2; S->groups2 = g;
+    S->count = out;
+}
+
+/* The runs of the order, over a copy of the matches. */
+static void ecs__sort_runs(ecs_world *w, const ecs_query *q, ecs__sort *S) {
+    memcpy(S->mat, q->matches, (size_t)q->match_count * sizeof *S->mat);
+    S->mat_count = q->match_count;
+    for (uint32_t k = 0; k < q->match_count; k++) S->map[q->matches[k].table->index] = k;
+    S->run_count = 0;
+    for (uint32_t i = 0; i < S->count; i++) {
+        const ecs__record *r = &w->ent.records[ecs__index(S->ents[i])];
+        const uint32_t mi = S->map[r->table];
+        S->pos[ecs__index(S->ents[i])] = i + 1;
+        ecs__span *last = S->run_count ? &S->runs[S->run_count - 1] : NULL;
+        if (last && last->match == mi && last->row + last->n == r->row) { last->n++; continue; }
+        S->runs[S->run_count].match = mi; S->runs[S->run_count].row = r->row; S->runs[S->run_count].n = 1;
+        S->run_count++;
+    }
+}
+
+/* Brings q's order up to date (seen: the stamp it then stands at); false on
+   NOMEM (the next loop sorts everything again). */
+static bool ecs__sort_update(ecs_world *w, ecs_query *q, uint64_t seen) {
+    ecs__sort *S = q->sort;
+    if (!ecs__sort_stale(q, S)) { S->seen = seen; return true; }
+    const uint32_t size = w->reg.ids[q->terms[q->order_term].id].size;
+    size_t n = 0;
+    for (uint32_t k = 0; k < q->match_count; k++) n += q->matches[k].table->count;
+    if (!ecs__sort_fit(w, S, n > S->count ? n : S->count, size, q)) { S->valid = false; return false; }
+    uint32_t k = 0, c = ecs__sort_scan(q, S, size, &k);
+    ecs__sort_rows(q, S->rows, S->tmp, c);
+    ecs__sort_merge(q, S, size, c, k);
+    ecs__sort_runs(w, q, S);
+    S->seen = seen;
+    S->valid = true;
+    return true;
+}
+
+/* Locks (by 1) or unlocks (by -1) every table of a sorted loop's matches. */
+static void ecs__sort_lock(ecs_world *w, const ecs_query *q, int by) {
+    const ecs__sort *S = q->sort;
+    for (uint32_t k = 0; k < S->mat_count; k++) {
+        S->mat[k].table->lock += (uint32_t)by;
+        if (by > 0) S->mat[k].table->lock_query = q;
+    }
+    w->qry.iter_locks += (uint32_t)by;
+}
+
+/* A sorted system's run start: its own query sorted on the thread that runs
+   it (its writes from here on count as changes for the next sort); an
+   EXCLUSIVE one (lock) holds every table of the order until the caller
+   unlocks. NULL when memory runs out, which fails the frame. */
+static const ecs__sort *ecs__sort_system(ecs_world *w, ecs_query *q, bool lock) {
+    if (!ecs__sort_update(w, q, ecs__now(w) - 1)) {
+        ecs__frame_fail(w, ECS_ERR_NOMEM);
+        ECS__OOM(w, "ecs_progress (a sorted system's order)");
+        return NULL;
+    }
+    if (lock) ecs__sort_lock(w, q, 1);
+    return q->sort;
+}
+
+static void ecs__sort_free(ecs_world *w, ecs__sort *S) {
+    if (!S) return;
+    void *blocks[] = {S->ents, S->keys, S->groups, S->ents2, S->keys2, S->groups2, S->rows, S->tmp, S->kept,
+                      S->pos, S->map, S->mat, S->runs};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) ecs__free(w, blocks[i]);
+    ecs__free(w, S);
+}
+
 /* ---- >>query: cached queries and iteration -------------------------------- */
 /* Tests t against q's terms and fills m with the column of each term. */
 static bool ecs__query_match(const ecs_query *q, const ecs__table *t, ecs__match *m) {
@@ -3837,21 +4093,46 @@ static ecs_result ecs__terms_check(const ecs_world *w, const char *fn, const ecs
     return ECS_OK;
 }
 
+/* order_by / compare of a desc with n terms: the order term's index in
+   *term (-1: unsorted), or ECS_ERR_ARG. */
+static ecs_result ecs__order_check(const ecs_world *w, const char *fn, const ecs_query_desc *d, int n, int *term) {
+    *term = -1;
+    if (!d->order_by && !d->compare) return ECS_OK;
+    if (!d->order_by || !d->compare)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: order_by and compare come as a pair", fn);
+    for (int i = 0; i < n; i++) {
+        if (d->terms[i].oper == ECS_CHANGED)
+            return ecs__fail(w, ECS_ERR_ARG, "%s: a sorted query cannot have ECS_CHANGED terms (term %d): "
+                             "sorted loops hand out every row", fn, i);
+        if (d->terms[i].id == d->order_by && d->terms[i].oper == ECS_AND && *term < 0) *term = i;
+    }
+    if (*term < 0)
+        return ecs__fail(w, ECS_ERR_ARG, "%s: order_by (id %u) is not one of the query's ECS_AND terms", fn,
+                         (unsigned)d->order_by);
+    return ECS_OK;
+}
+
 ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     if (!w || ecs__check_running(w, "ecs_query_new")) return NULL;
     if (!desc) { ecs__fail(w, ECS_ERR_ARG, "ecs_query_new: desc is NULL"); return NULL; }
-    int n = 0;
-    if (ecs__terms_check(w, "ecs_query_new", desc->terms, &n)) return NULL;
+    int n = 0, order = -1;
+    if (ecs__terms_check(w, "ecs_query_new", desc->terms, &n) ||
+        ecs__order_check(w, "ecs_query_new", desc, n, &order))
+        return NULL;
     uint32_t changed = 0;
     for (int i = 0; i < n; i++) changed |= (uint32_t)(desc->terms[i].oper == ECS_CHANGED) << i;
-    if (changed && ecs__change_on(w, "ecs_query_new")) return NULL;
+    if ((changed || order >= 0) && ecs__change_on(w, "ecs_query_new")) return NULL;   /* (a sort reads stamps) */
     ecs_query *q = (ecs_query *)ecs__alloc(w, sizeof *q);
-    if (!q || !ECS__RESERVE(w, w->qry.queries, w->qry.query_cap, (size_t)w->qry.query_count + 1)) {
+    ecs__sort *sort = order >= 0 ? (ecs__sort *)ecs__alloc(w, sizeof *sort) : NULL;
+    if (!q || (order >= 0 && !sort) ||
+        !ECS__RESERVE(w, w->qry.queries, w->qry.query_cap, (size_t)w->qry.query_count + 1)) {
         ecs__free(w, q);
+        ecs__free(w, sort);
         ECS__OOM(w, "ecs_query_new");
         return NULL;
     }
     memset(q, 0, sizeof *q);
+    if (sort) memset(sort, 0, sizeof *sort);
     q->world = w;
     q->term_count = n;
     q->changed = changed;
@@ -3859,12 +4140,17 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     memcpy(q->terms, desc->terms, (size_t)n * sizeof *q->terms);
     q->group_by = desc->group_by;
     q->group_ctx = desc->group_ctx;
+    q->order_term = order;
+    q->compare = desc->compare;
+    q->compare_ctx = desc->compare_ctx;
+    q->sort = sort;
     for (uint32_t i = 0; i < w->tab.table_count; i++) {
         ecs__match m;
         if (!ecs__query_match(q, w->tab.tables[i], &m)) continue;
         if (!ECS__RESERVE(w, q->matches, q->match_cap, (size_t)q->match_count + 1)) {
             ecs__free(w, q->matches);
             ecs__free(w, q);
+            ecs__free(w, sort);
             ECS__OOM(w, "ecs_query_new");
             return NULL;
         }
@@ -3882,10 +4168,39 @@ ECS_API void ecs_query_free(ecs_query *q) {
     for (uint32_t i = 0; i < w->tab.table_count; i++)   /* no error may name it any more */
         if (w->tab.tables[i]->lock_query == q) w->tab.tables[i]->lock_query = NULL;
     ecs_query *last = w->qry.queries[--w->qry.query_count];
+    ecs__sort_free(w, q->sort);
     w->qry.queries[q->slot] = last;
     last->slot = q->slot;
     ecs__free(w, q->matches);
     ecs__free(w, q);
+}
+
+/* A sorted loop's start: refused inside ordinary systems other than
+   MAIN_THREAD ones (the order is the query's own state, rewritten here) and
+   beside an open loop of the same query; else sorted, its tables locked. */
+static bool ecs__sorted_start(ecs_world *w, ecs_query *q, ecs_iter *it) {
+    static const char fn[] = "ecs_query_iter";
+    ecs__sort *S = q->sort;
+    if (w->sched.phase == ECS__SYSTEMS) {
+        const ecs__tctx *tc = ecs__thread_ctx(w);
+        if (!tc->current || !(w->sys.systems[tc->current - 1].flags & ECS_SYSTEM_MAIN_THREAD)) {
+            ecs__fail(w, ECS_ERR_BUSY, "%s: a sorted query keeps its order in itself, so inside systems only "
+                      "MAIN_THREAD ones may loop it", fn);
+            return false;
+        }
+    }
+    if (S->open) {
+        ecs__fail(w, ECS_ERR_BUSY, "%s: a loop of this sorted query is open (end one left early with "
+                  "ecs_iter_fini)", fn);
+        return false;
+    }
+    const uint64_t now = ecs__now(w);   /* in a frame, the caller's own writes after this count */
+    if (!ecs__sort_update(w, q, w->sched.phase == ECS__IDLE ? now : now - 1)) { ECS__OOM(w, fn); return false; }
+    if (w->sched.phase == ECS__IDLE && now == w->chg.tick) w->chg.tick++;
+    S->open = true;
+    it->priv.sorted = true;
+    if (it->priv.locks) ecs__sort_lock(w, q, 1);
+    return true;
 }
 
 ECS_API ecs_iter ecs_query_iter(ecs_world *w, ecs_query *q) {
@@ -3902,8 +4217,9 @@ ECS_API ecs_iter ecs_query_iter(ecs_world *w, ecs_query *q) {
     it.batch = -1;   /* the first batch is 0 */
     it.commands = w->cmd.defer_depth ? w->cmd.defer : NULL;
     if (!ecs__query_access_ok(w, q)) return it;   /* refused: yields nothing */
-    it.priv.query = q;
     it.priv.locks = w->sched.phase != ECS__SYSTEMS;   /* nothing can change structure while systems run */
+    if (q->sort && !ecs__sorted_start(w, q, &it)) return it;
+    it.priv.query = q;
     return it;
 }
 
@@ -3919,10 +4235,58 @@ static void ecs__iter_unlock(ecs_iter *it) {
    columns were written (>>change). */
 static void ecs__iter_stamp(ecs_iter *it) {
     const ecs_query *q = it->priv.query;
+    const ecs__match *mat = it->priv.sorted ? q->sort->mat : q->matches;
     if (it->priv.held && it->world->chg.on)
-        ecs__stamp_batch(q->terms, q->term_count, &q->matches[it->priv.held - 1], it->priv.held_row,
+        ecs__stamp_batch(q->terms, q->term_count, &mat[it->priv.held - 1], it->priv.held_row,
                          (uint32_t)it->count, ecs__now(it->world), it);
     it->priv.held = 0;
+}
+
+/* Hands out rows [row, row + n) of m's table (mat: the array m is in). */
+static void ecs__iter_batch(ecs_iter *it, const ecs_query *q, const ecs__match *mat, const ecs__match *m,
+                            uint32_t row, uint32_t n) {
+    const ecs__table *t = m->table;
+    it->count = (int)n;
+    it->entities = t->entities + row;
+    it->batch++;
+    it->priv.held = (uint32_t)(m - mat) + 1;
+    it->priv.held_row = row;
+    it->priv.group = m->group;
+    for (int i = 0; i < q->term_count; i++)
+        it->priv.fields[i] = m->column[i] < 0 ? NULL
+                           : t->columns[m->column[i]].data + (size_t)row * t->columns[m->column[i]].size;
+}
+
+/* Ends a sorted loop: its tables unlocked, the order free for the next. */
+static void ecs__sorted_end(ecs_iter *it) {
+    ecs_query *q = it->priv.query;
+    if (it->priv.locks) ecs__sort_lock(it->world, q, -1);
+    q->sort->open = false;
+    it->priv.sorted = false;
+}
+
+static void ecs__query_done(ecs_world *w, ecs_query *q);
+
+/* ecs_query_next of a sorted loop: the order's runs. */
+static bool ecs__sorted_next(ecs_iter *it) {
+    ecs_query *q = it->priv.query;
+    const ecs__sort *S = q->sort;
+    ecs__iter_stamp(it);
+    while (it->priv.cursor < S->run_count) {
+        const ecs__span *r = &S->runs[it->priv.cursor++];
+        const ecs__match *m = &S->mat[r->match];
+        if (it->priv.restricted && m->group != it->priv.only) {   /* (groups ascend: past it, done) */
+            if (m->group > it->priv.only) it->priv.cursor = S->run_count;
+            continue;
+        }
+        ecs__iter_batch(it, q, S->mat, m, r->row, r->n);
+        return true;
+    }
+    if (!it->priv.restricted) ecs__query_done(it->world, q);
+    ecs__sorted_end(it);
+    it->priv.query = NULL;
+    it->count = 0;
+    return false;
 }
 
 /* A loop of q went through every batch: the mark its next ECS_CHANGED loop
@@ -3936,6 +4300,7 @@ static void ecs__query_done(ecs_world *w, ecs_query *q) {
 
 ECS_API bool ecs_query_next(ecs_iter *it) {
     if (!it) return false;
+    if (it->priv.sorted) return ecs__sorted_next(it);
     ecs__table *held = (ecs__table *)it->priv.table;   /* the last batch's, still locked */
     ecs_query *q = it->priv.query;
     if (q) {
@@ -3965,15 +4330,7 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
                 t->lock_query = q;
                 it->priv.table = t;
             }
-            it->count = (int)n;
-            it->entities = t->entities + row;
-            it->batch++;
-            it->priv.held = (uint32_t)(m - q->matches) + 1;
-            it->priv.held_row = row;
-            it->priv.group = m->group;
-            for (int i = 0; i < q->term_count; i++)
-                it->priv.fields[i] = m->column[i] < 0 ? NULL
-                                   : t->columns[m->column[i]].data + (size_t)row * t->columns[m->column[i]].size;
+            ecs__iter_batch(it, q, q->matches, m, row, n);
             return true;
         }
         if (!it->priv.restricted) ecs__query_done(it->world, q);
@@ -4000,6 +4357,7 @@ ECS_API uint64_t ecs_iter_group(const ecs_iter *it) { return it ? it->priv.group
 ECS_API void ecs_iter_fini(ecs_iter *it) {
     if (!it) return;
     if (it->priv.query) ecs__iter_stamp(it);   /* (what it wrote counts; the loop completes nothing) */
+    if (it->priv.sorted) ecs__sorted_end(it);
     if (it->priv.table) ecs__iter_unlock(it);
     it->priv.query = NULL;
 }
@@ -4146,7 +4504,6 @@ static void ecs__commands_clear(ecs_commands *c) {
     c->owning = false;
 }
 
-static void ecs__frame_fail(ecs_world *w, ecs_result r);
 /* A command could not be recorded for lack of memory: the caller hears it,
    and a frame in which a system lost one reports it (ECS_ERR_NOMEM) and
    stops at its next sync point. */
@@ -6070,6 +6427,7 @@ static void ecs__stamps_restore(ecs_world *w, const ecs_snapshot *s, ecs__table 
     for (uint32_t i = 0; i < w->sys.system_count; i++) w->sys.systems[i].seen = i < s->seen_count ? s->seen[i] : 0;
     for (uint32_t q = 0; q < w->qry.query_count; q++) {
         ecs_query *qq = w->qry.queries[q];
+        if (qq->sort) qq->sort->valid = false;   /* the stamps went back: sort everything again */
         qq->seen = 0;
         for (uint32_t k = 0; k < s->mark_count; k++)
             if (s->marks[k].serial == qq->serial) qq->seen = s->marks[k].seen;
@@ -7096,7 +7454,7 @@ static void ecs__system_declare(const ecs_world *w, ecs__system *s) {
    besides its batches (no event windows, no change filter, no stamps). */
 static void ecs__system_plain(const ecs_world *w, ecs__system *s) {
     s->plain = (uint8_t)(s->query && s->chunk_size <= 0 && !(s->flags & ECS_SYSTEM_EXCLUSIVE) && !s->reads_events &&
-                         !s->changed && !(s->stamps && w->chg.on) ? 1 + !!s->gate : 0);
+                         !s->changed && !(s->stamps && w->chg.on) && !s->query->sort ? 1 + !!s->gate : 0);
 }
 
 /* What may skip s in a turn, from its desc and its enabled flag, and
@@ -7113,6 +7471,9 @@ static ecs_query *ecs__system_query(ecs_world *w, const ecs_system_desc *d) {
     memcpy(qd.terms, d->terms, sizeof qd.terms);
     qd.group_by = d->group_by;
     qd.group_ctx = d->group_ctx;
+    qd.order_by = d->order_by;
+    qd.compare = d->compare;
+    qd.compare_ctx = d->compare_ctx;
     return ecs_query_new(w, &qd);
 }
 
@@ -7152,6 +7513,11 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     }
     if (d->interval < 0) {
         ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": interval %d is negative", fn, d->name, d->interval);
+        return 0;
+    }
+    if (d->chunk_size > 0 && (d->order_by || d->compare)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is chunked: its chunks cannot follow one sorted order "
+                  "(group_by can split it; drop chunk_size to sort)", fn, d->name);
         return 0;
     }
     /* one block holds the name and every dependency name */
@@ -9187,6 +9553,12 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
         it.count = 0;
         it.entities = NULL;
         s->fn(&it);
+    } else if (s->query->sort) {   /* its batches in order (>>order) */
+        const bool excl = (s->flags & ECS_SYSTEM_EXCLUSIVE) != 0;
+        const ecs__sort *S = ecs__sort_system(w, s->query, excl);
+        for (uint32_t i = 0; S && i < S->run_count; i++)
+            ecs__call_rows(w, tc, s, &S->mat[S->runs[i].match], S->runs[i].row, S->runs[i].n, &it);
+        if (S && excl) ecs__sort_lock(w, s->query, -1);
     } else if (chunk == ECS__NONE) {   /* re-read each step: an exclusive system may add tables */
         const ecs_query *q = s->query;
         for (uint32_t i = 0; i < q->match_count; i++)

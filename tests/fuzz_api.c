@@ -458,7 +458,8 @@ static uint64_t fz_fnv(uint64_t h, const void *p, size_t n) {
 static uint64_t fz_fnv64(uint64_t h, uint64_t v) { return fz_fnv(h, &v, sizeof v); }
 
 static ecs_entity fz_handle(uint32_t slot, uint32_t gen) { return (uint64_t)gen << 32 | slot; }
-static int fz_kid(ecs_id id) { return id >= 1 && (int)id <= G.nids ? (int)id - 1 : -1; }   /* model id */
+#define FZ_ID0 1   /* ids every world registers itself (the prefab tag): the model's id k is FZ_ID0 + 1 + k */
+static int fz_kid(ecs_id id) { return id > FZ_ID0 && (int)id <= G.nids + FZ_ID0 ? (int)id - 1 - FZ_ID0 : -1; }   /* model id */
 static int fz_is_comp(ecs_id id) { int k = fz_kid(id); return k >= 0 && !G.ids[k].res && !G.ids[k].ev; }
 static int fz_is_ev(ecs_id id) { int k = fz_kid(id); return k >= 0 && G.ids[k].ev; }
 static uint32_t fz_size(int k) { return G.ids[k].size; }
@@ -919,7 +920,7 @@ static ecs_entity fz_pick_handle(void) {
 static ecs_id fz_pick_id(void) {
     unsigned c = fz_below((unsigned)G.nids + 2);
     if (c < (unsigned)G.nids) return G.ids[c].lib;
-    return c == (unsigned)G.nids ? 0 : (ecs_id)G.nids + 1 + fz_below(3);
+    return c == (unsigned)G.nids ? 0 : (ecs_id)G.nids + 1 + FZ_ID0 + fz_below(3);
 }
 /* A component or tag if there is one (else anything). */
 static ecs_id fz_pick_comp(void) {
@@ -1062,7 +1063,7 @@ static void op_register(int resource) {
         } else {
             if (G.nids == FZ_MAXI) return;   /* beyond the model */
             want_new = 1;
-            want = (ecs_id)G.nids + 1;
+            want = (ecs_id)G.nids + 1 + FZ_ID0;
         }
     }
     long inj0 = fz_injected();
@@ -1083,7 +1084,7 @@ static void op_register(int resource) {
         else memset(G.resval[G.nids], 0, size);
     }
     G.nids++;
-    FZ_CHECK(ecs_id_count(G.w) == (ecs_id)G.nids, "ecs_id_count = %u, model %d", ecs_id_count(G.w), G.nids);
+    FZ_CHECK(ecs_id_count(G.w) == (ecs_id)G.nids + FZ_ID0, "ecs_id_count = %u, model %d", ecs_id_count(G.w), G.nids);
     FZ_CHECK(ecs_lookup(G.w, name) == id, "ecs_lookup(\"%s\") = %u, want %u", name, ecs_lookup(G.w, name), id);
     FZ_CHECK(ecs_id_size(G.w, id) == size, "ecs_id_size");
     FZ_CHECK(ecs_id_name(G.w, id) && !strcmp(ecs_id_name(G.w, id), name), "ecs_id_name");
@@ -1353,7 +1354,7 @@ static void op_event(unsigned how) {
         } else {
             if (G.nids == FZ_MAXI || G.nev == FZ_MAXEV) return;   /* beyond the model */
             want_new = 1;
-            want = (ecs_id)G.nids + 1;
+            want = (ecs_id)G.nids + 1 + FZ_ID0;
         }
     }
     long inj0 = fz_injected();
@@ -1371,7 +1372,7 @@ static void op_event(unsigned how) {
     for (int i = 0; i < nf; i++) in->field[i] = (uint32_t)d.entity_fields[i];
     G.nids++;
     if (G.nev++ == 0) FZ_STAT(ST_EV_INPUTS);
-    FZ_CHECK(ecs_id_count(G.w) == (ecs_id)G.nids, "ecs_id_count = %u, model %d", ecs_id_count(G.w), G.nids);
+    FZ_CHECK(ecs_id_count(G.w) == (ecs_id)G.nids + FZ_ID0, "ecs_id_count = %u, model %d", ecs_id_count(G.w), G.nids);
     FZ_CHECK(ecs_lookup(G.w, name) == id, "ecs_lookup(\"%s\") = %u, want %u", name, ecs_lookup(G.w, name), id);
     FZ_CHECK(ecs_id_size(G.w, id) == size, "ecs_id_size of an event type");
     FZ_CHECK(ecs_id_name(G.w, id) && !strcmp(ecs_id_name(G.w, id), name), "ecs_id_name of an event type");
@@ -2306,7 +2307,7 @@ static void op_validate(void) {
 
 /* ---- system callbacks ---------------------------------------------------- */
 /* Shared choices: which id a callback touches, and the bytes it writes. */
-static ecs_id fz_cb_id(uint64_t x) { return (ecs_id)(x % ((uint64_t)G.nids + 1)) + 1; }   /* nids + 1: unknown */
+static ecs_id fz_cb_id(uint64_t x) { return (ecs_id)(x % ((uint64_t)G.nids + 1)) + 1 + FZ_ID0; }   /* the last: unknown */
 static void fz_mutate(unsigned char *v, uint32_t size, uint64_t h, int t) {
     for (uint32_t b = 0; b < size; b++)
         v[b] = (unsigned char)(v[b] * 5u + (unsigned)(h >> (b % 8 * 8)) + (unsigned)t + b);
