@@ -1778,6 +1778,7 @@ struct ecs_query {
     uint32_t match_count, match_cap;
     uint32_t slot;           /* in world->qry.queries */
     uint32_t changed;        /* its ECS_CHANGED terms (bits) */
+    bool writes;             /* has a WRITE term: its loops' batches stamp */
     uint64_t serial;         /* its place in the world's query creation order, from 1 */
     bool tracked;            /* ecs_query_changed asked: completions mark it too */
     ecs_group_fn group_by;   /* grouped iteration: matches kept in (group, table index) order */
@@ -3810,37 +3811,46 @@ static void ecs__table_fini(ecs_world *w) {
 
 /* ---- >>order: sorted iteration -------------------------------------------- */
 /* A query with order_by keeps its rows in order between loops: the
-   entities, a copy of their keys and groups, each slot's place, and the
+   entities with a copy of their keys, groups and places (table, row), the
    batches a loop hands out (runs of consecutive rows of one table, over a
-   copy of the matches, which a loop may see grow). A loop start re-sorts
-   only what changed: with nothing changed since the last sort (the change
-   stamps of the order column and of the tables' structure say so) the runs
-   are reused; else every row's key is compared with its copy, the rows whose
-   key, group or entity changed are sorted and merged into the rest, which
-   keep their order. compare calls grow with what changed (c log c + c log
-   n), not with the query's rows; the rest is one pass over them. */
+   copy of the matches, which a loop may see grow), and per table a shadow
+   of its entity and key columns at the sort. A loop start re-sorts only
+   what changed: with nothing changed since the sort (the change stamps of
+   the order column and of the tables' structure say so) the runs are
+   reused; else each table is compared with its shadow (one pass over both,
+   in row order), the rows that differ are sorted, their old entries
+   dropped, and each binary-searched into the rest, which keep their order
+   and places. compare calls grow with what changed (c log c + c log n),
+   not with the query's rows. */
 typedef struct ecs__span { uint32_t match, row, n; } ecs__span;
 static void ecs__frame_fail(ecs_world *w, ecs_result r);
-typedef struct ecs__sort_row { ecs_entity e; const unsigned char *key; uint64_t group; } ecs__sort_row;
+typedef struct ecs__sort_row { ecs_entity e; const unsigned char *key; uint64_t group; uint32_t table, row; } ecs__sort_row;
+typedef struct ecs__shadow { ecs_entity *ents; unsigned char *keys; uint32_t count, cap; } ecs__shadow;
 typedef struct ecs__sort {
-    ecs_entity *ents;        /* the rows in order, with their keys and groups */
+    ecs_entity *ents;        /* the rows in order: entity, key, group, table index, row */
     unsigned char *keys;
     uint64_t *groups;
+    uint32_t *tabs, *rows_at;
     uint32_t count, cap;
     ecs_entity *ents2;       /* the next order, built beside (cap each) */
     unsigned char *keys2;
     uint64_t *groups2;
+    uint32_t *tabs2, *rows2;
     ecs__sort_row *rows, *tmp;   /* rows to place (cap each) */
     uint32_t *kept;          /* places of the rows that stay (cap) */
-    uint32_t *pos;           /* per slot: its place + 1 (stale ones are checked) */
-    uint32_t pos_cap;
-    uint32_t *map;           /* per table index: its match + 1, while building runs */
+    uint64_t *drop;          /* per slot, a bit: its entity's old entry goes (a slot held one
+                                entity at the sort, so the slot names it) */
+    uint32_t drop_words;
+    ecs__shadow *shadow;     /* per table index */
+    uint32_t shadow_cap;
+    uint32_t *map;           /* per table index: its match, while building runs */
     uint32_t map_cap;
     ecs__match *mat;         /* the matches the runs name */
     uint32_t mat_count, mat_cap;
     ecs__span *runs;
     uint32_t run_count, run_cap;
     uint64_t seen;           /* stamps after this are changes the order has not taken in */
+    uint32_t born;           /* the world's table births at the sort (one renumbers the shadows) */
     bool valid;              /* false: sort everything again (new, or a restore) */
     bool open;               /* a loop over the runs is open */
 } ecs__sort;
@@ -3880,18 +3890,22 @@ static bool ecs__sort_stale(const ecs_query *q, const ecs__sort *S) {
     return false;
 }
 
-/* Room for n rows (and every slot); false on NOMEM, the order kept. */
+#define ECS__SORT_GROW(p, T, bytes) do { void *x_ = ecs__realloc(w, (p), (bytes)); if (!x_) return false; \
+                                         (p) = (T *)x_; } while (0)
+/* Room for n rows and every table; false on NOMEM, the order kept. */
 static bool ecs__sort_fit(ecs_world *w, ecs__sort *S, size_t n, uint32_t size, const ecs_query *q) {
     if (n > S->cap) {
         size_t cap = n + n / 2 + 16;
-#define ECS__SORT_GROW(p, T, bytes) do { void *x_ = ecs__realloc(w, (p), (bytes)); if (!x_) return false; \
-                                         (p) = (T *)x_; } while (0)
         ECS__SORT_GROW(S->ents, ecs_entity, cap * sizeof *S->ents);
         ECS__SORT_GROW(S->ents2, ecs_entity, cap * sizeof *S->ents2);
         ECS__SORT_GROW(S->keys, unsigned char, cap * size + 1);
         ECS__SORT_GROW(S->keys2, unsigned char, cap * size + 1);
         ECS__SORT_GROW(S->groups, uint64_t, cap * sizeof *S->groups);
         ECS__SORT_GROW(S->groups2, uint64_t, cap * sizeof *S->groups2);
+        ECS__SORT_GROW(S->tabs, uint32_t, cap * sizeof *S->tabs);
+        ECS__SORT_GROW(S->tabs2, uint32_t, cap * sizeof *S->tabs2);
+        ECS__SORT_GROW(S->rows_at, uint32_t, cap * sizeof *S->rows_at);
+        ECS__SORT_GROW(S->rows2, uint32_t, cap * sizeof *S->rows2);
         ECS__SORT_GROW(S->rows, ecs__sort_row, cap * sizeof *S->rows);
         ECS__SORT_GROW(S->tmp, ecs__sort_row, cap * sizeof *S->tmp);
         ECS__SORT_GROW(S->kept, uint32_t, cap * sizeof *S->kept);
@@ -3899,10 +3913,10 @@ static bool ecs__sort_fit(ecs_world *w, ecs__sort *S, size_t n, uint32_t size, c
         S->cap = (uint32_t)cap;
         S->run_cap = (uint32_t)cap;
     }
-    if (w->ent.record_count > S->pos_cap) {
-        ECS__SORT_GROW(S->pos, uint32_t, (size_t)w->ent.record_count * sizeof *S->pos);
-        memset(S->pos + S->pos_cap, 0, (size_t)(w->ent.record_count - S->pos_cap) * sizeof *S->pos);
-        S->pos_cap = w->ent.record_count;
+    if (w->tab.table_count > S->shadow_cap) {
+        ECS__SORT_GROW(S->shadow, ecs__shadow, (size_t)w->tab.table_count * sizeof *S->shadow);
+        memset(S->shadow + S->shadow_cap, 0, (size_t)(w->tab.table_count - S->shadow_cap) * sizeof *S->shadow);
+        S->shadow_cap = w->tab.table_count;
     }
     if (w->tab.table_count > S->map_cap) {
         ECS__SORT_GROW(S->map, uint32_t, (size_t)w->tab.table_count * sizeof *S->map);
@@ -3912,49 +3926,124 @@ static bool ecs__sort_fit(ecs_world *w, ecs__sort *S, size_t n, uint32_t size, c
         ECS__SORT_GROW(S->mat, ecs__match, (size_t)q->match_count * sizeof *S->mat);
         S->mat_cap = q->match_count;
     }
-#undef ECS__SORT_GROW
+    for (uint32_t k = 0; k < q->match_count; k++) {   /* shadows as large as their tables */
+        ecs__shadow *sh = &S->shadow[q->matches[k].table->index];
+        uint32_t rows = q->matches[k].table->count;
+        if (rows <= sh->cap) continue;
+        ECS__SORT_GROW(sh->ents, ecs_entity, (size_t)rows * sizeof *sh->ents);
+        ECS__SORT_GROW(sh->keys, unsigned char, (size_t)rows * size + 1);
+        sh->cap = rows;
+    }
     return true;
 }
 
-/* Collects the rows that are new or changed since the sort into S->rows
-   (their count returned) and the places of those that stay into S->kept. */
-static uint32_t ecs__sort_scan(const ecs_query *q, ecs__sort *S, uint32_t size, uint32_t *kept) {
-    uint32_t c = 0, k = 0;
-    for (uint32_t i = 0; i < S->count; i++) S->kept[i] = 0;   /* (flags first, places after) */
+/* The drop bits of every slot, cleared. */
+static bool ecs__sort_drops(ecs_world *w, ecs__sort *S) {
+    uint32_t words = (w->ent.record_count + 63) / 64 + 1;
+    if (words > S->drop_words) {
+        ECS__SORT_GROW(S->drop, uint64_t, (size_t)words * sizeof *S->drop);
+        S->drop_words = words;
+    }
+    memset(S->drop, 0, (size_t)S->drop_words * sizeof *S->drop);
+    return true;
+}
+#undef ECS__SORT_GROW
+
+
+/* Whether size bytes at a and b are alike (keys are small: no call). */
+static bool ecs__same_bytes(const unsigned char *a, const unsigned char *b, uint32_t size) {
+    uint32_t i = 0;
+    for (; i + 8 <= size; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return false;
+    }
+    for (; i < size; i++) if (a[i] != b[i]) return false;
+    return true;
+}
+
+/* Compares every matched table with its shadow: the rows that differ go to
+   S->rows (their count returned; ECS__NONE on NOMEM), the slots of the
+   entities they replace (or whose key changed) to the drop bits. */
+static uint32_t ecs__sort_scan(ecs_world *w, const ecs_query *q, ecs__sort *S, uint32_t size) {
+    uint32_t c = 0;
+    if (!ecs__sort_drops(w, S)) return ECS__NONE;
     for (uint32_t mi = 0; mi < q->match_count; mi++) {
         const ecs__match *m = &q->matches[mi];
         const ecs__table *t = m->table;
+        const ecs__shadow *sh = &S->shadow[t->index];
         const int32_t col = m->column[q->order_term];
         const unsigned char *base = col >= 0 ? t->columns[col].data : NULL;
-        for (uint32_t row = 0; row < t->count; row++) {
-            const ecs_entity e = t->entities[row];
-            const unsigned char *key = base ? base + (size_t)row * size : NULL;
-            uint32_t p = S->valid && ecs__index(e) < S->pos_cap ? S->pos[ecs__index(e)] : 0;
-            if (p && p <= S->count && S->ents[p - 1] == e && S->groups[p - 1] == m->group &&
-                (!size || !memcmp(key, S->keys + (size_t)(p - 1) * size, size))) {
-                S->kept[p - 1] = 1;
+        const uint32_t n = t->count, old = S->valid ? sh->count : 0;
+        for (uint32_t row = 0; row < n || row < old; row++) {
+            if (!(row & 15) && row + 16 <= n && row + 16 <= old &&   /* 16 rows alike: skipped at once */
+                !memcmp(sh->ents + row, t->entities + row, 16 * sizeof *sh->ents) &&
+                (!size || !memcmp(sh->keys + (size_t)row * size, base + (size_t)row * size, 16 * (size_t)size))) {
+                row += 15;
                 continue;
             }
-            S->rows[c].e = e; S->rows[c].key = key; S->rows[c].group = m->group;
-            c++;
+            const unsigned char *key = base ? base + (size_t)row * size : NULL;
+            if (row < n && row < old && sh->ents[row] == t->entities[row] &&
+                ecs__same_bytes(key, sh->keys + (size_t)row * size, size))
+                continue;
+            if (row < old) ecs__bit_set(S->drop, ecs__index(sh->ents[row]));   /* its old entry goes */
+            if (row >= n) continue;
+            ecs__sort_row *r = &S->rows[c++];
+            r->e = t->entities[row]; r->key = key; r->group = m->group; r->table = t->index; r->row = row;
         }
     }
-    for (uint32_t i = 0; i < S->count; i++) if (S->kept[i]) S->kept[k++] = i;
-    *kept = k;
     return c;
 }
 
-/* The new order: the kept rows in their order, each changed one inserted
-   where a binary search among them puts it. */
-static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uint32_t c, uint32_t k) {
-    uint32_t out = 0, lo = 0;
+/* The shadows take the tables' rows now. */
+static void ecs__sort_shadows(const ecs_query *q, ecs__sort *S, uint32_t size) {
+    for (uint32_t mi = 0; mi < q->match_count; mi++) {
+        const ecs__match *m = &q->matches[mi];
+        const ecs__table *t = m->table;
+        ecs__shadow *sh = &S->shadow[t->index];
+        const int32_t col = m->column[q->order_term];
+        if (t->count) memcpy(sh->ents, t->entities, (size_t)t->count * sizeof *sh->ents);
+        if (t->count && col >= 0 && size) memcpy(sh->keys, t->columns[col].data, (size_t)t->count * size);
+        sh->count = t->count;
+    }
+}
+
+/* Entry i of the new order is row `row` of table index `tab`: its place,
+   and the runs (S->map names the table's match). */
+static void ecs__span_add(ecs__sort *S, uint32_t i, uint32_t tab, uint32_t row) {
+    const uint32_t mi = S->map[tab];
+    S->tabs2[i] = tab;
+    S->rows2[i] = row;
+    ecs__span *last = S->run_count ? &S->runs[S->run_count - 1] : NULL;
+    if (last && last->match == mi && last->row + last->n == row) { last->n++; return; }
+    S->runs[S->run_count].match = mi; S->runs[S->run_count].row = row; S->runs[S->run_count].n = 1;
+    S->run_count++;
+}
+
+/* The new order and its runs: the rows that stay in their order, each new
+   one inserted where a search among them puts it. */
+static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uint32_t c) {
+    uint32_t k = 0, out = 0, lo = 0;
+    memcpy(S->mat, q->matches, (size_t)q->match_count * sizeof *S->mat);   /* what the runs name */
+    S->mat_count = q->match_count;
+    for (uint32_t x = 0; x < q->match_count; x++) S->map[q->matches[x].table->index] = x;
+    S->run_count = 0;
+    for (uint32_t i = 0; i < S->count; i++) if (!ecs__bit(S->drop, ecs__index(S->ents[i]))) S->kept[k++] = i;
     ecs__sort_row kr;
-#define ECS__SORT_EMIT(E, KEY, G) do { S->ents2[out] = (E); if (size) memcpy(S->keys2 + (size_t)out * size, (KEY), size); \
-                                       S->groups2[out] = (G); out++; } while (0)
     for (uint32_t j = 0; j <= c; j++) {
-        uint32_t hi = k;   /* the first kept row after changed row j (all of them after the last) */
-        if (j < c) {
-            uint32_t a = lo, b = k;
+        uint32_t hi = k;   /* the first kept row after new row j (all of them after the last) */
+        if (j < c) {   /* galloping from lo (the new rows ascend): the search stays near it in memory */
+            uint32_t a = lo, b = lo, step = 1;
+            for (;;) {
+                if (b >= k) { b = k; break; }
+                uint32_t p = S->kept[b];
+                kr.e = S->ents[p]; kr.key = size ? S->keys + (size_t)p * size : NULL; kr.group = S->groups[p];
+                if (ecs__sort_cmp(q, &kr, &S->rows[j]) >= 0) break;
+                a = b + 1;
+                b += step;
+                step *= 2;
+            }
             while (a < b) {
                 uint32_t mid = a + (b - a) / 2, p = S->kept[mid];
                 kr.e = S->ents[p]; kr.key = size ? S->keys + (size_t)p * size : NULL; kr.group = S->groups[p];
@@ -3962,50 +4051,54 @@ static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uin
             }
             hi = a;
         }
-        for (; lo < hi; lo++) {
-            uint32_t p = S->kept[lo];
-            ECS__SORT_EMIT(S->ents[p], S->keys + (size_t)p * size, S->groups[p]);
+        while (lo < hi) {   /* kept rows at consecutive old places: copied as blocks */
+            uint32_t p = S->kept[lo], r = 1;
+            while (lo + r < hi && S->kept[lo + r] == p + r) r++;
+            memcpy(S->ents2 + out, S->ents + p, r * sizeof *S->ents);
+            memcpy(S->groups2 + out, S->groups + p, r * sizeof *S->groups);
+            if (size) memcpy(S->keys2 + (size_t)out * size, S->keys + (size_t)p * size, (size_t)r * size);
+            for (uint32_t x = 0; x < r; x++) ecs__span_add(S, out++, S->tabs[p + x], S->rows_at[p + x]);
+            lo += r;
         }
-        if (j < c) ECS__SORT_EMIT(S->rows[j].e, S->rows[j].key, S->rows[j].group);
+        if (j < c) {
+            const ecs__sort_row *r = &S->rows[j];
+            S->ents2[out] = r->e;
+            S->groups2[out] = r->group;
+            if (size) memcpy(S->keys2 + (size_t)out * size, r->key, size);
+            ecs__span_add(S, out++, r->table, r->row);
+        }
     }
-#undef ECS__SORT_EMIT
-    ecs_entity *e = S->ents; S->ents = S->ents2; S->ents2 = e;
-    unsigned char *key = S->keys; S->keys = S->keys2; S->keys2 = key;
-    uint64_t *g = S->groups; S->groups = S->groups2; S->groups2 = g;
+#define ECS__SORT_SWAP(T, a, b) do { T *x_ = (a); (a) = (b); (b) = x_; } while (0)
+    ECS__SORT_SWAP(ecs_entity, S->ents, S->ents2);
+    ECS__SORT_SWAP(unsigned char, S->keys, S->keys2);
+    ECS__SORT_SWAP(uint64_t, S->groups, S->groups2);
+    ECS__SORT_SWAP(uint32_t, S->tabs, S->tabs2);
+    ECS__SORT_SWAP(uint32_t, S->rows_at, S->rows2);
+#undef ECS__SORT_SWAP
     S->count = out;
-}
-
-/* The runs of the order, over a copy of the matches. */
-static void ecs__sort_runs(ecs_world *w, const ecs_query *q, ecs__sort *S) {
-    memcpy(S->mat, q->matches, (size_t)q->match_count * sizeof *S->mat);
-    S->mat_count = q->match_count;
-    for (uint32_t k = 0; k < q->match_count; k++) S->map[q->matches[k].table->index] = k;
-    S->run_count = 0;
-    for (uint32_t i = 0; i < S->count; i++) {
-        const ecs__record *r = &w->ent.records[ecs__index(S->ents[i])];
-        const uint32_t mi = S->map[r->table];
-        S->pos[ecs__index(S->ents[i])] = i + 1;
-        ecs__span *last = S->run_count ? &S->runs[S->run_count - 1] : NULL;
-        if (last && last->match == mi && last->row + last->n == r->row) { last->n++; continue; }
-        S->runs[S->run_count].match = mi; S->runs[S->run_count].row = r->row; S->runs[S->run_count].n = 1;
-        S->run_count++;
-    }
 }
 
 /* Brings q's order up to date (seen: the stamp it then stands at); false on
    NOMEM (the next loop sorts everything again). */
 static bool ecs__sort_update(ecs_world *w, ecs_query *q, uint64_t seen) {
     ecs__sort *S = q->sort;
+    if (S->born != w->tab.born) S->valid = false;
     if (!ecs__sort_stale(q, S)) { S->seen = seen; return true; }
     const uint32_t size = w->reg.ids[q->terms[q->order_term].id].size;
     size_t n = 0;
     for (uint32_t k = 0; k < q->match_count; k++) n += q->matches[k].table->count;
-    if (!ecs__sort_fit(w, S, n > S->count ? n : S->count, size, q)) { S->valid = false; return false; }
-    uint32_t k = 0, c = ecs__sort_scan(q, S, size, &k);
+    uint32_t c;
+    if (!ecs__sort_fit(w, S, n > S->count ? n : S->count, size, q) ||
+        (c = ecs__sort_scan(w, q, S, size)) == ECS__NONE) {
+        S->valid = false;
+        return false;
+    }
+    if (!S->valid) S->count = 0;
     ecs__sort_rows(q, S->rows, S->tmp, c);
-    ecs__sort_merge(q, S, size, c, k);
-    ecs__sort_runs(w, q, S);
+    ecs__sort_merge(q, S, size, c);
+    ecs__sort_shadows(q, S, size);
     S->seen = seen;
+    S->born = w->tab.born;
     S->valid = true;
     return true;
 }
@@ -4036,9 +4129,11 @@ static const ecs__sort *ecs__sort_system(ecs_world *w, ecs_query *q, bool lock) 
 
 static void ecs__sort_free(ecs_world *w, ecs__sort *S) {
     if (!S) return;
-    void *blocks[] = {S->ents, S->keys, S->groups, S->ents2, S->keys2, S->groups2, S->rows, S->tmp, S->kept,
-                      S->pos, S->map, S->mat, S->runs};
+    void *blocks[] = {S->ents, S->keys, S->groups, S->tabs, S->rows_at, S->ents2, S->keys2, S->groups2, S->tabs2,
+                      S->rows2, S->rows, S->tmp, S->kept, S->drop, S->map, S->mat, S->runs};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) ecs__free(w, blocks[i]);
+    for (uint32_t i = 0; i < S->shadow_cap; i++) { ecs__free(w, S->shadow[i].ents); ecs__free(w, S->shadow[i].keys); }
+    ecs__free(w, S->shadow);
     ecs__free(w, S);
 }
 
@@ -4140,6 +4235,7 @@ ECS_API ecs_query *ecs_query_new(ecs_world *w, const ecs_query_desc *desc) {
     memcpy(q->terms, desc->terms, (size_t)n * sizeof *q->terms);
     q->group_by = desc->group_by;
     q->group_ctx = desc->group_ctx;
+    for (int i = 0; i < n; i++) q->writes |= (ecs__term_how(&desc->terms[i]) & ECS__TW) != 0;
     q->order_term = order;
     q->compare = desc->compare;
     q->compare_ctx = desc->compare_ctx;
@@ -4236,7 +4332,7 @@ static void ecs__iter_unlock(ecs_iter *it) {
 static void ecs__iter_stamp(ecs_iter *it) {
     const ecs_query *q = it->priv.query;
     const ecs__match *mat = it->priv.sorted ? q->sort->mat : q->matches;
-    if (it->priv.held && it->world->chg.on)
+    if (it->priv.held && it->world->chg.on && q->writes)
         ecs__stamp_batch(q->terms, q->term_count, &mat[it->priv.held - 1], it->priv.held_row,
                          (uint32_t)it->count, ecs__now(it->world), it);
     it->priv.held = 0;

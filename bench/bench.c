@@ -30,8 +30,8 @@
    reader against a full pass, and what keeping stamps costs a writer.
    Thread speedups need idle cores: the run ends with the load average.
 
-   usage: build/bench [--quick] [--events] [--changes]
-          --quick takes 3 samples per workload; --events and --changes run
+   usage: build/bench [--quick] [--events] [--changes] [--prefabs]
+          --quick takes 3 samples per workload; --events, --changes and --prefabs run
           only those rows
    exit status: 0 when every result checks out (missed targets included),
    1 when ecs.h computed something wrong or a call failed. */
@@ -2022,6 +2022,134 @@ static bench_row bench_changes_stamping(void) {
     free(p);
     return r;
 }
+/* ---- sorted iteration ------------------------------------------------------ */
+/* 100k rows with Position over 4 tables (a tag each), sorted by y (random
+   keys: the tables interleave, so batches are short runs): a loop with
+   nothing changed since the last sort against the same loop unsorted; and a
+   loop after 1% of the keys changed against qsort of the entity list (what a
+   hand-written back-to-front draw does every frame). The body reads both
+   fields into a running sum. */
+enum { N_SORT = 100000 };
+typedef struct sort_ctx {
+    ecs_world *w;
+    ecs_query *sorted, *plain;
+    ecs_entity *ents;
+    ids id;
+    uint32_t rng;
+    struct sort_item { float y; ecs_entity e; } *list;
+} sort_ctx;
+static int sort_cmp_y(ecs_entity a, const void *va, ecs_entity b, const void *vb, void *ctx) {
+    (void)a; (void)b; (void)ctx;
+    float x = ((const Position *)va)->y, y = ((const Position *)vb)->y;
+    return (x > y) - (x < y);
+}
+static int sort_item_cmp(const void *pa, const void *pb) {
+    const struct sort_item *a = pa, *b = pb;
+    if (a->y != b->y) return a->y < b->y ? -1 : 1;
+    return (a->e > b->e) - (a->e < b->e);
+}
+static float sort_rand(sort_ctx *c) { c->rng = c->rng * 1664525u + 1013904223u; return (float)(c->rng >> 8) / 16777216.f; }
+static void sort_setup(sort_ctx *c) {
+    memset(c, 0, sizeof *c);
+    c->rng = 12345;
+    c->w = world_new(&c->id);
+    ecs_id tags[4] = {ecs_component(c->w, "S0", 0, 0), ecs_component(c->w, "S1", 0, 0),
+                      ecs_component(c->w, "S2", 0, 0), ecs_component(c->w, "S3", 0, 0)};
+    c->ents = alloc64(N_SORT * sizeof *c->ents);
+    c->list = alloc64(N_SORT * sizeof *c->list);
+    for (int i = 0; i < N_SORT; i++) {
+        c->ents[i] = ecs_create(c->w);
+        NEED(!ecs_add(c->w, c->ents[i], tags[i % 4]) &&
+             !ecs_set(c->w, c->ents[i], c->id.pos, &(Position){(float)i, sort_rand(c)}), "sort setup");
+    }
+    c->sorted = ecs_query_new(c->w, &(ecs_query_desc){.terms = {ECS_TERM_R(c->id.pos)}, .order_by = c->id.pos,
+                                                      .compare = sort_cmp_y});
+    c->plain = ecs_query_new(c->w, &(ecs_query_desc){.terms = {ECS_TERM_R(c->id.pos)}});
+    NEED(c->sorted && c->plain, "sort queries");
+}
+static double sort_loop(sort_ctx *c, ecs_query *q) {
+    double t0 = now_ns();
+    float sum = 0, last = -1;
+    bool ordered = true;
+    for (ecs_iter it = ecs_query_iter(c->w, q); ecs_query_next(&it);) {
+        const Position *p = ECS_FIELD(&it, Position, 0);
+        for (int i = 0; i < it.count; i++) {
+            sum += p[i].x * p[i].y;
+            ordered &= p[i].y >= last;
+            last = p[i].y;
+        }
+    }
+    double t = now_ns() - t0;
+    g_sink += sum;
+    if (q == c->sorted) check(ordered, "sorted iteration", "rows out of order");
+    return t;
+}
+static double sort_plain_loop(void *ctx) { sort_ctx *c = ctx; return sort_loop(c, c->plain); }
+static double sort_sorted_loop(void *ctx) { sort_ctx *c = ctx; return sort_loop(c, c->sorted); }
+static bench_row bench_sort_unchanged(void) {
+    bench_row r = {"sorted loop, 100k rows in 4 tables, nothing changed (vs unsorted)", 0, 0, 1.5, true};
+    sort_ctx c;
+    sort_setup(&c);
+    (void)sort_sorted_loop(&c);
+    run_pair(reps(41), sort_plain_loop, sort_sorted_loop, &c, N_SORT, &r.base_ns, &r.ecs_ns);
+    ecs_world_free(c.w);
+    free(c.ents); free(c.list);
+    return r;
+}
+/* 1% of the keys changed, then the loop (its re-sort included); the
+   baseline changes the same keys and sorts the (y, entity) list with qsort. */
+static void sort_touch(sort_ctx *c) {
+    for (int i = 0; i < N_SORT / 100; i++) {
+        ecs_entity e = c->ents[(c->rng = c->rng * 1664525u + 1013904223u) % N_SORT];
+        Position *p = ecs_get_mut(c->w, e, c->id.pos);
+        p->y = sort_rand(c);
+    }
+}
+static double sort_changed_ecs(void *ctx) {
+    sort_ctx *c = ctx;
+    sort_touch(c);
+    return sort_loop(c, c->sorted);
+}
+static double sort_changed_qsort(void *ctx) {
+    sort_ctx *c = ctx;
+    sort_touch(c);
+    double t0 = now_ns();
+    size_t n = 0;
+    for (ecs_iter it = ecs_query_iter(c->w, c->plain); ecs_query_next(&it);) {
+        const Position *p = ECS_FIELD(&it, Position, 0);
+        for (int i = 0; i < it.count; i++) { c->list[n].y = p[i].y; c->list[n].e = it.entities[i]; n++; }
+    }
+    qsort(c->list, n, sizeof *c->list, sort_item_cmp);
+    float sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const Position *p = ecs_get(c->w, c->list[i].e, c->id.pos);
+        sum += p->x * p->y;
+    }
+    g_sink += sum;
+    return now_ns() - t0;
+}
+static bench_row bench_sort_changed(void) {
+    bench_row r = {"sorted loop after 1% of 100k keys changed (vs qsort of the list)", 0, 0, 0.2, true};
+    sort_ctx c;
+    sort_setup(&c);
+    (void)sort_sorted_loop(&c);
+    run_pair(reps(41), sort_changed_qsort, sort_changed_ecs, &c, 1, &r.base_ns, &r.ecs_ns);
+    ecs_world_free(c.w);
+    free(c.ents); free(c.list);
+    return r;
+}
+
+static int prefab_rows(int *met) {
+    printf("\nprefabs and sorted iteration: 1 thread, medians of interleaved samples\n");
+    print_header();
+    bench_row rows[3] = {bench_instantiate(), bench_sort_unchanged(), bench_sort_changed()};
+    for (int i = 0; i < 3; i++) {
+        print_row(&rows[i]);
+        *met += row_ok(&rows[i]);
+    }
+    return 3;
+}
+
 static int changes_rows(int *met) {
     printf("\nchange detection: 1 thread, medians of interleaved samples (%d, %d)\n", reps(21), reps(41));
     print_header();
@@ -2572,7 +2700,6 @@ static const bench_fn g_benches[] = {
     bench_create,
     bench_bulk_create,
     bench_bulk_values,
-    bench_instantiate,
     bench_add_remove,
     bench_overwrite,
     bench_cmd_set,
@@ -2605,15 +2732,16 @@ static int events_rows(int *met) {
 }
 
 int main(int argc, char **argv) {
-    bool only_events = false, only_changes = false;
+    bool only_events = false, only_changes = false, only_prefabs = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) g_quick = true;
         else if (!strcmp(argv[i], "--events")) only_events = true;
         else if (!strcmp(argv[i], "--changes")) only_changes = true;
-        else { fprintf(stderr, "usage: %s [--quick] [--events] [--changes]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--prefabs")) only_prefabs = true;
+        else { fprintf(stderr, "usage: %s [--quick] [--events] [--changes] [--prefabs]\n", argv[0]); return 2; }
     }
-    if (only_events || only_changes) {
-        int met = 0, total = only_events ? events_rows(&met) : changes_rows(&met);
+    if (only_events || only_changes || only_prefabs) {
+        int met = 0, total = only_events ? events_rows(&met) : only_changes ? changes_rows(&met) : prefab_rows(&met);
         printf("%d/%d targets met%s\n", met, total, g_wrong ? "; RESULTS WRONG, see stderr" : "");
         return g_wrong ? 1 : 0;
     }
@@ -2708,6 +2836,7 @@ int main(int argc, char **argv) {
     }
     total += events_rows(&met);
     total += changes_rows(&met);
+    total += prefab_rows(&met);
 
     load_avg(load1, sizeof load1);
     printf("\nload average (1, 5, 15 min): %s at the start, %s at the end\n", load0, load1);

@@ -512,6 +512,57 @@ static void scen_prefabs(oom_ctx *c) {
     oom_finish(c);
 }
 
+/* Sorted and grouped loops: a sort's first build, its growth, a re-sort
+   after changes, and a sorted system in frames. */
+static int oom_cmp_pos(ecs_entity a, const void *va, ecs_entity b, const void *vb, void *ctx) {
+    (void)a; (void)b; (void)ctx;
+    float x = ((const OPos *)va)->x, y = ((const OPos *)vb)->x;
+    return (x > y) - (x < y);
+}
+static uint64_t oom_group_ta(const ecs_world *w, const ecs_id *ids, int n, void *ctx) {
+    (void)w;
+    for (int i = 0; i < n; i++) if (ids[i] == *(const ecs_id *)ctx) return 0;
+    return 1;
+}
+static void oom_sorted_sys(ecs_iter *it) { (void)it; }
+static void scen_sorted(oom_ctx *c) {
+    if (!oom_world_new(c)) return;
+    ecs_world *w = c->w;
+    oom_register(c);
+    ecs_entity e[64] = {0};
+    for (int i = 0; i < 64; i++) {
+        OOM_VAL(c, e[i], ecs_create(w));
+        OOM_RES(c, ecs_set(w, e[i], c->pos, &(OPos){(float)((i * 37) % 64), 0}));
+        if (i % 3 == 0) OOM_RES(c, ecs_add(w, e[i], c->ta));
+    }
+    ecs_query *q = NULL;
+    OOM_VAL(c, q, ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(c->pos)}, .order_by = c->pos,
+        .compare = oom_cmp_pos, .group_by = oom_group_ta, .group_ctx = &c->ta}));
+    if (!q) { oom_finish(c); return; }
+    for (int round = 0; round < 3; round++) {
+        /* a loop whose sort failed yields nothing and says why; the next one sorts */
+        long inj0 = c->k.injected;
+        int rows = 0;
+        for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) rows += it.count;
+        if (rows != 64 && c->k.injected == inj0) oom_fail(c, __LINE__, "sorted loop", "%d rows", rows);
+        if (rows != 64) {
+            rows = 0;
+            for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) rows += it.count;
+            if (rows != 64) oom_fail(c, __LINE__, "sorted loop", "retry: %d rows", rows);
+        }
+        oom_mix(&c->sig, (unsigned long long)rows);
+        OOM_RES(c, ecs_set(w, e[round * 5], c->pos, &(OPos){-1.f - (float)round, 0}));
+        ecs_entity more = 0;
+        OOM_VAL(c, more, ecs_create(w));
+        OOM_RES(c, ecs_destroy(w, more));
+    }
+    ecs_system sys = 0;
+    OOM_VAL(c, sys, ecs_system_add(w, &(ecs_system_desc){.name = "sorted", .fn = oom_sorted_sys,
+        .terms = {ECS_TERM_R(c->pos)}, .order_by = c->pos, .compare = oom_cmp_pos}));
+    (void)sys;
+    oom_finish(c);
+}
+
 static void scen_defer(oom_ctx *c) {
     if (!oom_world_new(c)) return;
     ecs_world *w = c->w;
@@ -736,6 +787,7 @@ TEST(oom_command_buffers) { oom_sweep("commands", scen_commands); }
 TEST(oom_defer_mode) { oom_sweep("defer", scen_defer); }
 TEST(oom_change_stamps) { oom_sweep("changes", scen_changes); }
 TEST(oom_prefabs) { oom_sweep("prefabs", scen_prefabs); }
+TEST(oom_sorted_loops) { oom_sweep("sorted", scen_sorted); }
 
 /* The hook itself: counting, failing one request, tracking moved blocks. */
 TEST(oom_hook_self_test) {
@@ -761,6 +813,7 @@ void suite_oom(void) {
     RUN(oom_defer_mode);
     RUN(oom_change_stamps);
     RUN(oom_prefabs);
+    RUN(oom_sorted_loops);
     RUN(oom_systems_and_validation);
     RUN(oom_frames);
 }
