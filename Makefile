@@ -63,7 +63,7 @@ test-nothreads: $(BUILD)/tests_nothreads
 test-examples: examples
 	@echo "== examples run (showcase: 20 frames)"
 	cd $(BUILD) && ./ex_quickstart > /dev/null && ./ex_poison > /dev/null && ./ex_validate > /dev/null && ./ex_hooks > /dev/null && ./ex_rollback > /dev/null \
-		&& ./ex_gameloop > /dev/null && ./ex_events > /dev/null \
+		&& ./ex_gameloop > /dev/null && ./ex_events > /dev/null && ./ex_prefabs > /dev/null \
 		&& ./ex_showcase 20 > /dev/null && ./ex_showcase 12 --check-reads > /dev/null
 
 test-config: | $(BUILD)
