@@ -496,6 +496,7 @@ typedef struct ecs_iter {
         uint32_t skip;            /* ecs_iter_skip_changes: this batch's terms that wrote nothing */
         uint32_t row;             /* a query with ECS_CHANGED terms: where the next batch may start */
         uint32_t held, held_row;  /* a query loop's batch out: its match + 1, its first row */
+        const void *held_table;   /* ...its table (grouped: tables made since may sit before it) */
         uint64_t group;           /* the current batch's group (group_by) */
         uint64_t only;            /* ecs_iter_set_group: the one group this loop visits */
         bool restricted;          /* ...if set */
@@ -4331,6 +4332,13 @@ static void ecs__iter_unlock(ecs_iter *it) {
    columns were written (>>change). */
 static void ecs__iter_stamp(ecs_iter *it) {
     const ecs_query *q = it->priv.query;
+    if (q->group_by && it->priv.held && !it->priv.sorted) {   /* a table made during the loop may have
+                                                              settled before the held one: follow it */
+        uint32_t at = it->priv.held - 1, k = at;
+        while (k < q->match_count && q->matches[k].table != it->priv.held_table) k++;
+        it->priv.cursor += k - at;
+        it->priv.held = k + 1;
+    }
     const ecs__match *mat = it->priv.sorted ? q->sort->mat : q->matches;
     if (it->priv.held && it->world->chg.on && q->writes)
         ecs__stamp_batch(q->terms, q->term_count, &mat[it->priv.held - 1], it->priv.held_row,
@@ -4347,6 +4355,7 @@ static void ecs__iter_batch(ecs_iter *it, const ecs_query *q, const ecs__match *
     it->batch++;
     it->priv.held = (uint32_t)(m - mat) + 1;
     it->priv.held_row = row;
+    it->priv.held_table = t;
     it->priv.group = m->group;
     for (int i = 0; i < q->term_count; i++)
         it->priv.fields[i] = m->column[i] < 0 ? NULL
@@ -9657,8 +9666,11 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
         if (S && excl) ecs__sort_lock(w, s->query, -1);
     } else if (chunk == ECS__NONE) {   /* re-read each step: an exclusive system may add tables */
         const ecs_query *q = s->query;
-        for (uint32_t i = 0; i < q->match_count; i++)
-            if (q->matches[i].table->count) ecs__call_rows(w, tc, s, &q->matches[i], 0, q->matches[i].table->count, &it);
+        for (uint32_t i = 0; i < q->match_count; i++) {
+            const ecs__table *t = q->matches[i].table;
+            if (t->count) ecs__call_rows(w, tc, s, &q->matches[i], 0, t->count, &it);
+            while (q->matches[i].table != t) i++;   /* (grouped: a table it made may have settled before) */
+        }
     } else {   /* chunk k: tables in match order, each cut into chunk_size rows */
         const ecs_query *q = s->query;
         uint32_t k = chunk, size = (uint32_t)s->chunk_size;

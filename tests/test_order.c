@@ -73,6 +73,20 @@ TEST(group_order_and_restriction) {
     CHECK(od_loop(w, q, 0, tags, groups, 16) == 2 && tags[0] == 3 && tags[1] == 5);
     CHECK(od_loop(w, q, 2, tags, groups, 16) == 1 && tags[0] == 1 && groups[0] == 2);
     CHECK(od_loop(w, q, 5, tags, groups, 16) == 0);
+    /* a table made during the loop settles before the batch out: the loop goes on after it */
+    {
+        int n = 0;
+        float seq[16];
+        for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it); n++) {
+            seq[n < 16 ? n : 15] = ECS_FIELD(&it, od_pos, 0)[0].x;
+            if (n == 2) {   /* at the L1 table: a new, empty group-0 table */
+                ecs_id ids[3] = {k.pos, k.layer[0], k.layer[1]};
+                CHECK(!ecs_create_many(w, 0, ids, 3, NULL));
+            }
+        }
+        CHECK_EQ_INT(n, 5);
+        CHECK(seq[2] == 4 && seq[3] == 1 && seq[4] == 2);
+    }
     /* an unrestricted loop of a plain query reports group 0 */
     ecs_query *plain = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.pos)}});
     REQUIRE(plain);
@@ -445,10 +459,40 @@ TEST(sched_sorted_system) {
     CHECK(ok2 && hr == hr1);
 }
 
+/* An EXCLUSIVE grouped system that makes a table of a lower group during its
+   run: its batches go on after the table it is in, none twice. */
+typedef struct od_excl { od_ids *k; float seen[16]; int n; } od_excl;
+static void od_excl_run(ecs_iter *it) {
+    od_excl *x = (od_excl *)it->ctx;
+    if (x->n < 16) x->seen[x->n] = ECS_FIELD(it, od_pos, 0)[0].x;
+    if (x->n++ == 0) {
+        ecs_id ids[3] = {x->k->pos, x->k->layer[0], x->k->extra};
+        (void)ecs_create_many(it->world, 0, ids, 3, NULL);
+    }
+}
+
+TEST(group_exclusive_makes_tables) {
+    od_ids k;
+    ecs_world *w = od_world(&k, 2);
+    REQUIRE(w);
+    od_spawn(w, &k, 2, 1, k.layer[1], 0);
+    od_spawn(w, &k, 2, 2, k.layer[2], 0);
+    static od_excl x;
+    memset(&x, 0, sizeof x);
+    x.k = &k;
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "excl", .fn = od_excl_run, .ctx = &x,
+        .flags = ECS_SYSTEM_EXCLUSIVE, .terms = {ECS_TERM_R(k.pos)}, .group_by = od_layer, .group_ctx = &k}));
+    REQUIRE(!ecs_progress(w, 0.f));
+    CHECK_EQ_INT(x.n, 2);   /* L1, then L2 (the {pos} table they passed through is empty) */
+    CHECK(x.seen[0] == 1 && x.seen[1] == 2);
+    ecs_world_free(w);
+}
+
 void suite_order(void) {
     RUN(group_order_and_restriction);
     RUN(group_order_after_restore);
     RUN(sched_group_systems);
+    RUN(group_exclusive_makes_tables);
     RUN(sort_against_qsort);
     RUN(sort_work_follows_changes);
     RUN(sort_bad_input_and_rules);
