@@ -9659,11 +9659,10 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
         it.entities = NULL;
         s->fn(&it);
     } else if (s->query->sort) {   /* its batches in order (>>order) */
-        const bool excl = (s->flags & ECS_SYSTEM_EXCLUSIVE) != 0;
-        const ecs__sort *S = ecs__sort_system(w, s->query, excl);
+        const ecs__sort *S = ecs__sort_system(w, s->query, (s->flags & ECS_SYSTEM_EXCLUSIVE) != 0);
         for (uint32_t i = 0; S && i < S->run_count; i++)
             ecs__call_rows(w, tc, s, &S->mat[S->runs[i].match], S->runs[i].row, S->runs[i].n, &it);
-        if (S && excl) ecs__sort_lock(w, s->query, -1);
+        if (S && (s->flags & ECS_SYSTEM_EXCLUSIVE)) ecs__sort_lock(w, s->query, -1);
     } else if (chunk == ECS__NONE) {   /* re-read each step: an exclusive system may add tables */
         const ecs_query *q = s->query;
         for (uint32_t i = 0; i < q->match_count; i++) {
