@@ -104,6 +104,13 @@ static bool pf_tank_make(ecs_world *w, const pf_ids *k, pf_tank *t) {
            !ecs_set_parent(w, t->light, t->tank);
 }
 
+/* A one-thread world with the tank tree made (NULL if that failed). */
+static ecs_world *pf_tank_world(pf_ids *k, pf_tank *t) {
+    ecs_world *w = pf_world(k, 1);
+    if (w && !pf_tank_make(w, k, t)) { ecs_world_free(w); return NULL; }
+    return w;
+}
+
 TEST(prefab_invisible) {
     pf_ids k;
     ecs_world *w = pf_world(&k, 1);
@@ -147,10 +154,9 @@ TEST(prefab_invisible) {
 
 TEST(prefab_instantiate_tree) {
     pf_ids k;
-    ecs_world *w = pf_world(&k, 1);
-    REQUIRE(w);
     pf_tank t;
-    REQUIRE(pf_tank_make(w, &k, &t));
+    ecs_world *w = pf_tank_world(&k, &t);
+    REQUIRE(w);
     ecs_entity roots[5] = {0};
     REQUIRE(!ecs_instantiate_many(w, t.tank, 5, roots));
     CHECK_EQ_INT(ecs_count(w), 1 + 5 * 4);
@@ -290,10 +296,9 @@ TEST(prefab_bad_input) {
 
 TEST(prefab_defer_and_commands) {
     pf_ids k;
-    ecs_world *w = pf_world(&k, 1);
-    REQUIRE(w);
     pf_tank t;
-    REQUIRE(pf_tank_make(w, &k, &t));
+    ecs_world *w = pf_tank_world(&k, &t);
+    REQUIRE(w);
     REQUIRE(!ecs_defer_begin(w));
     CHECK(!ecs_set(w, t.tank, k.pos, &(pf_pos){4, 4}));   /* recorded first: applied first */
     ecs_entity p2 = ecs_prefab_new(w), a = ecs_instantiate(w, t.tank), many[3] = {0};
@@ -344,10 +349,9 @@ TEST(prefab_defer_and_commands) {
 
 TEST(prefab_snapshot_and_file) {
     pf_ids k;
-    ecs_world *w = pf_world(&k, 1);
-    REQUIRE(w);
     pf_tank t;
-    REQUIRE(pf_tank_make(w, &k, &t));
+    ecs_world *w = pf_tank_world(&k, &t);
+    REQUIRE(w);
     REQUIRE(!ecs_instantiate_many(w, t.tank, 3, NULL));
     ecs_snapshot *s = ecs_snapshot_take(w);
     REQUIRE(s);
