@@ -496,8 +496,6 @@ typedef struct ecs_iter {
         uint32_t skip;            /* ecs_iter_skip_changes: this batch's terms that wrote nothing */
         uint32_t row;             /* a query with ECS_CHANGED terms: where the next batch may start */
         uint32_t held, held_row;  /* a query loop's batch out: its match + 1, its first row */
-        const void *held_table;   /* ...its table (grouped: tables made since may sit before it) */
-        uint64_t group;           /* the current batch's group (group_by) */
         uint64_t only;            /* ecs_iter_set_group: the one group this loop visits */
         bool restricted;          /* ...if set */
         bool sorted;              /* a sorted loop: cursor walks the query's runs, tables locked */
@@ -3557,10 +3555,14 @@ static bool ecs__locked(const ecs_world *w, const ecs__table *t) {
 /* ---- immediate structural operations (arguments already checked) ---- */
 /* Puts the entity of taken slot i into the empty-set table (a prefab: the
    table of the prefab tag alone). */
-static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i, bool prefab) {
+ECS__NOINLINE ecs__table *ecs__prefab_root(ecs_world *w) {
     static const ecs_id tag = ECS__PREFAB;
-    ecs__table *root = prefab ? ecs__table_get(w, &tag, 1) : w->tab.tables[0];
-    if (!root) return ECS__OOM(w, fn);
+    return ecs__table_get(w, &tag, 1);
+}
+
+static ecs_result ecs__place(ecs_world *w, const char *fn, uint32_t i, bool prefab) {
+    ecs__table *root = w->tab.tables[0];
+    if (ECS__UNLIKELY(prefab) && !(root = ecs__prefab_root(w))) return ECS__OOM(w, fn);
     if (ecs__locked(w, root)) return ecs__busy(w, fn, root);
     if (!ecs__table_reserve(w, root, (size_t)root->count + 1)) return ECS__OOM(w, fn);
     ecs__record *r = &w->ent.records[i];
@@ -4330,33 +4332,35 @@ static void ecs__iter_unlock(ecs_iter *it) {
 
 /* The batch a query loop handed out last has ended: its WRITE terms'
    columns were written (>>change). */
-static void ecs__iter_stamp(ecs_iter *it) {
+/* A grouped loop's batch out: a table made since may have settled before
+   its table, which the loop follows (cursor and held move with it). */
+ECS__NOINLINE void ecs__iter_follow(ecs_iter *it) {
     const ecs_query *q = it->priv.query;
-    if (q->group_by && it->priv.held && !it->priv.sorted) {   /* a table made during the loop may have
-                                                              settled before the held one: follow it */
-        uint32_t at = it->priv.held - 1, k = at;
-        while (k < q->match_count && q->matches[k].table != it->priv.held_table) k++;
-        it->priv.cursor += k - at;
-        it->priv.held = k + 1;
-    }
-    const ecs__match *mat = it->priv.sorted ? q->sort->mat : q->matches;
+    uint32_t at = it->priv.held - 1, k = at;   /* (the batch's table is locked: its rows stay put) */
+    while (k < q->match_count && q->matches[k].table->entities + it->priv.held_row != it->entities) k++;
+    it->priv.cursor += k - at;
+    it->priv.held = k + 1;
+}
+
+ECS__HOT void ecs__iter_stamp(ecs_iter *it) {
+    const ecs_query *q = it->priv.query;
+    if (ECS__UNLIKELY(q->group_by != NULL) && it->priv.held && !it->priv.sorted) ecs__iter_follow(it);
     if (it->priv.held && it->world->chg.on && q->writes)
-        ecs__stamp_batch(q->terms, q->term_count, &mat[it->priv.held - 1], it->priv.held_row,
+        ecs__stamp_batch(q->terms, q->term_count, &(it->priv.sorted ? q->sort->mat : q->matches)[it->priv.held - 1],
+                         it->priv.held_row,
                          (uint32_t)it->count, ecs__now(it->world), it);
     it->priv.held = 0;
 }
 
-/* Hands out rows [row, row + n) of m's table (mat: the array m is in). */
-static void ecs__iter_batch(ecs_iter *it, const ecs_query *q, const ecs__match *mat, const ecs__match *m,
-                            uint32_t row, uint32_t n) {
+/* Hands out rows [row, row + n) of the table of m (match index mi). */
+ECS__HOT void ecs__iter_batch(ecs_iter *it, const ecs_query *q, const ecs__match *m, uint32_t mi, uint32_t row,
+                              uint32_t n) {
     const ecs__table *t = m->table;
     it->count = (int)n;
     it->entities = t->entities + row;
     it->batch++;
-    it->priv.held = (uint32_t)(m - mat) + 1;
+    it->priv.held = mi + 1;
     it->priv.held_row = row;
-    it->priv.held_table = t;
-    it->priv.group = m->group;
     for (int i = 0; i < q->term_count; i++)
         it->priv.fields[i] = m->column[i] < 0 ? NULL
                            : t->columns[m->column[i]].data + (size_t)row * t->columns[m->column[i]].size;
@@ -4384,7 +4388,7 @@ static bool ecs__sorted_next(ecs_iter *it) {
             if (m->group > it->priv.only) it->priv.cursor = S->run_count;
             continue;
         }
-        ecs__iter_batch(it, q, S->mat, m, r->row, r->n);
+        ecs__iter_batch(it, q, m, r->match, r->row, r->n);
         return true;
     }
     if (!it->priv.restricted) ecs__query_done(it->world, q);
@@ -4411,10 +4415,11 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
     if (q) {
         ecs__iter_stamp(it);
         while (it->priv.cursor < q->match_count) {
-            const ecs__match *m = &q->matches[it->priv.cursor];
+            const uint32_t mi = it->priv.cursor;
+            const ecs__match *m = &q->matches[mi];
             ecs__table *t = m->table;
             uint32_t row = 0, n = t->count;
-            if (it->priv.restricted && m->group != it->priv.only) {   /* (groups ascend: past it, done) */
+            if (ECS__UNLIKELY(q->group_by != NULL) && it->priv.restricted && m->group != it->priv.only) {
                 it->priv.cursor = m->group > it->priv.only ? q->match_count : it->priv.cursor + 1;
                 continue;
             }
@@ -4435,7 +4440,7 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
                 t->lock_query = q;
                 it->priv.table = t;
             }
-            ecs__iter_batch(it, q, q->matches, m, row, n);
+            ecs__iter_batch(it, q, m, mi, row, n);
             return true;
         }
         if (!it->priv.restricted) ecs__query_done(it->world, q);
@@ -4457,7 +4462,16 @@ ECS_API ecs_result ecs_iter_set_group(ecs_iter *it, uint64_t group) {
     return ECS_OK;
 }
 
-ECS_API uint64_t ecs_iter_group(const ecs_iter *it) { return it ? it->priv.group : 0; }
+ECS_API uint64_t ecs_iter_group(const ecs_iter *it) {
+    if (!it || !it->world || !it->count) return 0;
+    const ecs_query *q = it->priv.query;
+    if (q && it->priv.held) return (it->priv.sorted ? q->sort->mat : q->matches)[it->priv.held - 1].group;
+    if (q || !it->system || !(q = it->world->sys.systems[it->system - 1].query) || !q->group_by) return 0;
+    const uint32_t table = it->world->ent.records[ecs__index(it->entities[0])].table;   /* a system's batch */
+    for (uint32_t k = 0; k < q->match_count; k++)
+        if (q->matches[k].table->index == table) return q->matches[k].group;
+    return 0;
+}
 
 ECS_API void ecs_iter_fini(ecs_iter *it) {
     if (!it) return;
@@ -9567,7 +9581,6 @@ ECS__HOT void ecs__call(ecs_world *w, ecs__tctx *tc, ecs__system *s, const ecs__
     const ecs__table *t = m->table;
     it->count = (int)n;
     it->entities = t->entities + row;
-    it->priv.group = m->group;
     const ecs__column *const cols = t->columns;   /* locals: the stores below may alias */
     for (int i = 0, terms = s->term_count; i < terms; i++) {
         int c = m->column[i];
@@ -9641,8 +9654,6 @@ ECS__HOT void ecs__iter_start(ecs_world *w, const ecs__tctx *tc, const ecs__syst
     it->priv.cursor = 0;
     it->priv.locks = 0;
     it->priv.skip = 0;
-    it->priv.group = 0;
-    it->priv.restricted = false;
 }
 
 /* Runs one task: a whole system, or chunk `chunk` of a chunked one. When
