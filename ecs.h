@@ -3115,6 +3115,18 @@ static bool ecs__block_changed(const ecs__match *m, uint32_t mask, uint32_t b, u
     return false;
 }
 
+/* Whether any block of n matches may have changed (ecs__block_changed),
+   or a table was emptied (its first block's rows stamp). */
+static bool ecs__matches_changed(const ecs__match *ms, uint32_t n, uint32_t mask, uint64_t since) {
+    for (uint32_t k = 0; k < n; k++) {
+        const ecs__table *t = ms[k].table;
+        uint32_t blocks = ecs__blocks(t->count ? t->count : 1);
+        for (uint32_t b = 0; b < blocks && b < t->blocks; b++)
+            if (ecs__block_changed(&ms[k], mask, b, since)) return true;
+    }
+    return false;
+}
+
 /* The next run of changed blocks (ecs__block_changed) in rows [*row, end) of
    m's table: its first row in *row, its row count returned (0: none left). */
 static uint32_t ecs__changed_run(const ecs__match *m, uint32_t mask, uint64_t since, uint32_t *row, uint32_t end) {
@@ -3883,14 +3895,8 @@ static void ecs__sort_rows(const ecs_query *q, ecs__sort_row *a, ecs__sort_row *
 
 /* Whether anything the order depends on may have changed since the sort. */
 static bool ecs__sort_stale(const ecs_query *q, const ecs__sort *S) {
-    if (!S->valid) return true;   /* (new tables: their rows are stamped; the runs name S->mat) */
-    for (uint32_t k = 0; k < q->match_count; k++) {
-        const ecs__match *m = &q->matches[k];
-        uint32_t blocks = ecs__blocks(m->table->count ? m->table->count : 1);
-        for (uint32_t b = 0; b < blocks && b < m->table->blocks; b++)
-            if (ecs__block_changed(m, 1u << q->order_term, b, S->seen)) return true;
-    }
-    return false;
+    /* (new tables: their rows are stamped; the runs name S->mat) */
+    return !S->valid || ecs__matches_changed(q->matches, q->match_count, 1u << q->order_term, S->seen);
 }
 
 #define ECS__SORT_GROW(p, T, bytes) do { void *x_ = ecs__realloc(w, (p), (bytes)); if (!x_) return false; \
@@ -4500,13 +4506,7 @@ ECS_API bool ecs_query_changed(ecs_world *w, ecs_query *q) {
     if (!q->seen) return true;
     uint32_t mask = 0;   /* every term that reads: AND, OPTIONAL, CHANGED */
     for (int i = 0; i < q->term_count; i++) mask |= (uint32_t)ecs__term_field(&q->terms[i]) << i;
-    for (uint32_t k = 0; k < q->match_count; k++) {
-        const ecs__match *m = &q->matches[k];
-        uint32_t blocks = ecs__blocks(m->table->count ? m->table->count : 1);
-        for (uint32_t b = 0; b < blocks && b < m->table->blocks; b++)
-            if (ecs__block_changed(m, mask, b, q->seen)) return true;
-    }
-    return false;
+    return ecs__matches_changed(q->matches, q->match_count, mask, q->seen);
 }
 
 ECS_API void *ecs_field(const ecs_iter *it, int term) {
