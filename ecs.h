@@ -1344,6 +1344,13 @@ static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
 #  define ECS__LOOP static
 #endif
 
+/* A hint that p will be read soon (sorted loops jump between rows). */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__TINYC__)
+#  define ECS__PREFETCH(p) __builtin_prefetch(p)
+#else
+#  define ECS__PREFETCH(p) ((void)(p))
+#endif
+
 /* CPU hint inside spin loops: lets the sibling hyperthread run. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #  define ECS__PAUSE() __builtin_ia32_pause()
@@ -3826,7 +3833,7 @@ static void ecs__table_fini(ecs_world *w) {
 
 /* ---- >>order: sorted iteration -------------------------------------------- */
 /* A query with order_by keeps its rows in order between loops: the
-   entities with a copy of their keys, groups and places (table, row), the
+   entities with a copy of their keys and places (table, row), the
    batches a loop hands out (runs of consecutive rows of one table, over a
    copy of the matches, which a loop may see grow), and per table a shadow
    of its entity and key columns at the sort. A loop start re-sorts only
@@ -3842,14 +3849,13 @@ static void ecs__frame_fail(ecs_world *w, ecs_result r);
 typedef struct ecs__sort_row { ecs_entity e; const unsigned char *key; uint64_t group; uint32_t table, row; } ecs__sort_row;
 typedef struct ecs__shadow { ecs_entity *ents; unsigned char *keys; uint32_t count, cap; } ecs__shadow;
 typedef struct ecs__sort {
-    ecs_entity *ents;        /* the rows in order: entity, key, group, table index, row */
+    ecs_entity *ents;        /* the rows in order: entity, key, table index, row (the group is
+                                the table's match's) */
     unsigned char *keys;
-    uint64_t *groups;
     uint32_t *tabs, *rows_at;
     uint32_t count, cap;
     ecs_entity *ents2;       /* the next order, built beside (cap each) */
     unsigned char *keys2;
-    uint64_t *groups2;
     uint32_t *tabs2, *rows2;
     ecs__sort_row *rows, *tmp;   /* rows to place (cap each) */
     uint32_t *kept;          /* places of the rows that stay (cap) */
@@ -3909,8 +3915,6 @@ static bool ecs__sort_fit(ecs_world *w, ecs__sort *S, size_t n, uint32_t size, c
         ECS__SORT_GROW(S->ents2, ecs_entity, cap * sizeof *S->ents2);
         ECS__SORT_GROW(S->keys, unsigned char, cap * size + 1);
         ECS__SORT_GROW(S->keys2, unsigned char, cap * size + 1);
-        ECS__SORT_GROW(S->groups, uint64_t, cap * sizeof *S->groups);
-        ECS__SORT_GROW(S->groups2, uint64_t, cap * sizeof *S->groups2);
         ECS__SORT_GROW(S->tabs, uint32_t, cap * sizeof *S->tabs);
         ECS__SORT_GROW(S->tabs2, uint32_t, cap * sizeof *S->tabs2);
         ECS__SORT_GROW(S->rows_at, uint32_t, cap * sizeof *S->rows_at);
@@ -3973,17 +3977,18 @@ static bool ecs__same_bytes(const unsigned char *a, const unsigned char *b, uint
 }
 
 /* Compares every matched table with its shadow: the rows that differ go to
-   S->rows (their count returned; ECS__NONE on NOMEM), the slots of the
-   entities they replace (or whose key changed) to the drop bits. */
+   S->rows (their count returned; ECS__NONE on NOMEM) and to the shadow, the
+   slots of the entities they replace (or whose key changed) to the drop
+   bits. Nothing after it fails, so the shadows may change here. */
 static uint32_t ecs__sort_scan(ecs_world *w, const ecs_query *q, ecs__sort *S, uint32_t size) {
     uint32_t c = 0;
     if (!ecs__sort_drops(w, S)) return ECS__NONE;
     for (uint32_t mi = 0; mi < q->match_count; mi++) {
         const ecs__match *m = &q->matches[mi];
         const ecs__table *t = m->table;
-        const ecs__shadow *sh = &S->shadow[t->index];
+        ecs__shadow *sh = &S->shadow[t->index];
         const int32_t col = m->column[q->order_term];
-        const unsigned char *base = col >= 0 ? t->columns[col].data : NULL;
+        const unsigned char *base = col >= 0 && size ? t->columns[col].data : NULL;
         const uint32_t n = t->count, old = S->valid ? sh->count : 0;
         for (uint32_t row = 0; row < n || row < old; row++) {
             if (!(row & 15) && row + 16 <= n && row + 16 <= old &&   /* 16 rows alike: skipped at once */
@@ -3999,36 +4004,30 @@ static uint32_t ecs__sort_scan(ecs_world *w, const ecs_query *q, ecs__sort *S, u
             if (row < old) ecs__bit_set(S->drop, ecs__index(sh->ents[row]));   /* its old entry goes */
             if (row >= n) continue;
             ecs__sort_row *r = &S->rows[c++];
-            r->e = t->entities[row]; r->key = key; r->group = m->group; r->table = t->index; r->row = row;
+            r->e = sh->ents[row] = t->entities[row]; r->key = key; r->group = m->group; r->table = t->index; r->row = row;
+            if (key) memcpy(sh->keys + (size_t)row * size, key, size);
         }
+        sh->count = n;
     }
     return c;
 }
 
-/* The shadows take the tables' rows now. */
-static void ecs__sort_shadows(const ecs_query *q, ecs__sort *S, uint32_t size) {
-    for (uint32_t mi = 0; mi < q->match_count; mi++) {
-        const ecs__match *m = &q->matches[mi];
-        const ecs__table *t = m->table;
-        ecs__shadow *sh = &S->shadow[t->index];
-        const int32_t col = m->column[q->order_term];
-        if (t->count) memcpy(sh->ents, t->entities, (size_t)t->count * sizeof *sh->ents);
-        if (t->count && col >= 0 && size) memcpy(sh->keys, t->columns[col].data, (size_t)t->count * size);
-        sh->count = t->count;
+/* The runs of the order (S->map names each table's match). */
+static void ecs__sort_runs(ecs__sort *S) {
+    ecs__span *runs = S->runs, cur = {0, 0, 0};
+    uint32_t rc = 0;
+    for (uint32_t i = 0; i < S->count; i++) {
+        const uint32_t mi = S->map[S->tabs[i]], row = S->rows_at[i];
+        if (cur.n && cur.match == mi && cur.row + cur.n == row) { cur.n++; continue; }
+        if (cur.n) runs[rc++] = cur;
+        cur.match = mi; cur.row = row; cur.n = 1;
     }
+    if (cur.n) runs[rc++] = cur;
+    S->run_count = rc;
 }
 
-/* Entry i of the new order is row `row` of table index `tab`: its place,
-   and the runs (S->map names the table's match). */
-static void ecs__span_add(ecs__sort *S, uint32_t i, uint32_t tab, uint32_t row) {
-    const uint32_t mi = S->map[tab];
-    S->tabs2[i] = tab;
-    S->rows2[i] = row;
-    ecs__span *last = S->run_count ? &S->runs[S->run_count - 1] : NULL;
-    if (last && last->match == mi && last->row + last->n == row) { last->n++; return; }
-    S->runs[S->run_count].match = mi; S->runs[S->run_count].row = row; S->runs[S->run_count].n = 1;
-    S->run_count++;
-}
+/* The group of entry p of the order (S->mat and S->map are the matches'). */
+static uint64_t ecs__sort_group(const ecs__sort *S, uint32_t p) { return S->mat[S->map[S->tabs[p]]].group; }
 
 /* The new order and its runs: the rows that stay in their order, each new
    one inserted where a search among them puts it. */
@@ -4037,7 +4036,6 @@ static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uin
     memcpy(S->mat, q->matches, (size_t)q->match_count * sizeof *S->mat);   /* what the runs name */
     S->mat_count = q->match_count;
     for (uint32_t x = 0; x < q->match_count; x++) S->map[q->matches[x].table->index] = x;
-    S->run_count = 0;
     for (uint32_t i = 0; i < S->count; i++) if (!ecs__bit(S->drop, ecs__index(S->ents[i]))) S->kept[k++] = i;
     ecs__sort_row kr;
     for (uint32_t j = 0; j <= c; j++) {
@@ -4047,7 +4045,7 @@ static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uin
             for (;;) {
                 if (b >= k) { b = k; break; }
                 uint32_t p = S->kept[b];
-                kr.e = S->ents[p]; kr.key = size ? S->keys + (size_t)p * size : NULL; kr.group = S->groups[p];
+                kr.e = S->ents[p]; kr.key = size ? S->keys + (size_t)p * size : NULL; kr.group = ecs__sort_group(S, p);
                 if (ecs__sort_cmp(q, &kr, &S->rows[j]) >= 0) break;
                 a = b + 1;
                 b += step;
@@ -4055,7 +4053,7 @@ static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uin
             }
             while (a < b) {
                 uint32_t mid = a + (b - a) / 2, p = S->kept[mid];
-                kr.e = S->ents[p]; kr.key = size ? S->keys + (size_t)p * size : NULL; kr.group = S->groups[p];
+                kr.e = S->ents[p]; kr.key = size ? S->keys + (size_t)p * size : NULL; kr.group = ecs__sort_group(S, p);
                 if (ecs__sort_cmp(q, &kr, &S->rows[j]) < 0) a = mid + 1; else b = mid;
             }
             hi = a;
@@ -4064,27 +4062,29 @@ static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uin
             uint32_t p = S->kept[lo], r = 1;
             while (lo + r < hi && S->kept[lo + r] == p + r) r++;
             memcpy(S->ents2 + out, S->ents + p, r * sizeof *S->ents);
-            memcpy(S->groups2 + out, S->groups + p, r * sizeof *S->groups);
+            memcpy(S->tabs2 + out, S->tabs + p, r * sizeof *S->tabs);
+            memcpy(S->rows2 + out, S->rows_at + p, r * sizeof *S->rows_at);
             if (size) memcpy(S->keys2 + (size_t)out * size, S->keys + (size_t)p * size, (size_t)r * size);
-            for (uint32_t x = 0; x < r; x++) ecs__span_add(S, out++, S->tabs[p + x], S->rows_at[p + x]);
+            out += r;
             lo += r;
         }
         if (j < c) {
             const ecs__sort_row *r = &S->rows[j];
             S->ents2[out] = r->e;
-            S->groups2[out] = r->group;
+            S->tabs2[out] = r->table;
+            S->rows2[out] = r->row;
             if (size) memcpy(S->keys2 + (size_t)out * size, r->key, size);
-            ecs__span_add(S, out++, r->table, r->row);
+            out++;
         }
     }
 #define ECS__SORT_SWAP(T, a, b) do { T *x_ = (a); (a) = (b); (b) = x_; } while (0)
     ECS__SORT_SWAP(ecs_entity, S->ents, S->ents2);
     ECS__SORT_SWAP(unsigned char, S->keys, S->keys2);
-    ECS__SORT_SWAP(uint64_t, S->groups, S->groups2);
     ECS__SORT_SWAP(uint32_t, S->tabs, S->tabs2);
     ECS__SORT_SWAP(uint32_t, S->rows_at, S->rows2);
 #undef ECS__SORT_SWAP
     S->count = out;
+    ecs__sort_runs(S);
 }
 
 /* Brings q's order up to date (seen: the stamp it then stands at); false on
@@ -4105,7 +4105,6 @@ static bool ecs__sort_update(ecs_world *w, ecs_query *q, uint64_t seen) {
     if (!S->valid) S->count = 0;
     ecs__sort_rows(q, S->rows, S->tmp, c);
     ecs__sort_merge(q, S, size, c);
-    ecs__sort_shadows(q, S, size);
     S->seen = seen;
     S->born = w->tab.born;
     S->valid = true;
@@ -4138,7 +4137,7 @@ static const ecs__sort *ecs__sort_system(ecs_world *w, ecs_query *q, bool lock) 
 
 static void ecs__sort_free(ecs_world *w, ecs__sort *S) {
     if (!S) return;
-    void *blocks[] = {S->ents, S->keys, S->groups, S->tabs, S->rows_at, S->ents2, S->keys2, S->groups2, S->tabs2,
+    void *blocks[] = {S->ents, S->keys, S->tabs, S->rows_at, S->ents2, S->keys2, S->tabs2,
                       S->rows2, S->rows, S->tmp, S->kept, S->drop, S->map, S->mat, S->runs};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) ecs__free(w, blocks[i]);
     for (uint32_t i = 0; i < S->shadow_cap; i++) { ecs__free(w, S->shadow[i].ents); ecs__free(w, S->shadow[i].keys); }
@@ -4382,11 +4381,23 @@ static void ecs__sorted_end(ecs_iter *it) {
 
 static void ecs__query_done(ecs_world *w, ecs_query *q);
 
-/* ecs_query_next of a sorted loop: the order's runs. */
-static bool ecs__sorted_next(ecs_iter *it) {
+/* The fields of run r, asked of memory ahead of their batch: in a sorted
+   loop rows follow the keys, not memory, and a batch is often one row, so
+   without it each batch would wait for its rows. (Inlined: a call to it
+   alone is taken for one without effects and dropped.) */
+ECS__HOT void ecs__sort_prefetch(const ecs_query *q, const ecs__sort *S, const ecs__span *r) {
+    const ecs__match *m = &S->mat[r->match];
+    const ecs__column *c = &m->table->columns[m->column[q->order_term]];   /* (the order term is a field) */
+    ECS__PREFETCH(c->data + (size_t)r->row * c->size);
+}
+
+/* ecs_query_next of a sorted loop: the order's runs (out of line: a batch
+   is often one row, so this path is kept short). */
+ECS__NOINLINE bool ecs__sorted_next(ecs_iter *it) {
     ecs_query *q = it->priv.query;
     const ecs__sort *S = q->sort;
-    ecs__iter_stamp(it);
+    if (q->writes) ecs__iter_stamp(it);
+    it->priv.held = 0;
     while (it->priv.cursor < S->run_count) {
         const ecs__span *r = &S->runs[it->priv.cursor++];
         const ecs__match *m = &S->mat[r->match];
@@ -4394,6 +4405,7 @@ static bool ecs__sorted_next(ecs_iter *it) {
             if (m->group > it->priv.only) it->priv.cursor = S->run_count;
             continue;
         }
+        if (it->priv.cursor + 7 < S->run_count) ecs__sort_prefetch(q, S, r + 8);
         ecs__iter_batch(it, q, m, r->match, r->row, r->n);
         return true;
     }
@@ -4413,9 +4425,9 @@ static void ecs__query_done(ecs_world *w, ecs_query *q) {
     if (q->seen == w->chg.tick && w->sched.phase != ECS__SYSTEMS) w->chg.tick++;
 }
 
-ECS_API bool ecs_query_next(ecs_iter *it) {
-    if (!it) return false;
-    if (it->priv.sorted) return ecs__sorted_next(it);
+/* ecs_query_next of a table-order loop: each matched table (or its runs of
+   changed blocks) a batch. */
+ECS__NOINLINE bool ecs__tables_next(ecs_iter *it) {
     ecs__table *held = (ecs__table *)it->priv.table;   /* the last batch's, still locked */
     ecs_query *q = it->priv.query;
     if (q) {
@@ -4455,6 +4467,12 @@ ECS_API bool ecs_query_next(ecs_iter *it) {
     it->priv.query = NULL;
     it->count = 0;
     return false;
+}
+
+/* (Both paths out of line, so neither pays for the other's registers.) */
+ECS_API bool ecs_query_next(ecs_iter *it) {
+    if (!it) return false;
+    return it->priv.sorted ? ecs__sorted_next(it) : ecs__tables_next(it);
 }
 
 ECS_API ecs_result ecs_iter_set_group(ecs_iter *it, uint64_t group) {
