@@ -525,8 +525,10 @@ ECS_API ecs_iter   ecs_query_iter(ecs_world *w, ecs_query *q);
 ECS_API bool       ecs_query_next(ecs_iter *it);   /* false when done */
 /* Restricts a loop of a grouped query to the tables of one group; call it
    before the first ecs_query_next (ECS_ERR_ARG later, or for a query without
-   group_by). Such a loop completes nothing for change detection: its
-   ECS_CHANGED terms and ecs_query_changed still see what it handed out. */
+   group_by; ECS_ERR_NOMEM if the group's change mark finds no room). Such a
+   loop completes only its group's tables for change detection: its next
+   ECS_CHANGED loop (and ecs_query_changed) compare them with this loop's
+   end, the other groups' tables with their own latest loop. */
 ECS_API ecs_result ecs_iter_set_group(ecs_iter *it, uint64_t group);
 /* The current batch's group (0 for a query without group_by). */
 ECS_API uint64_t   ecs_iter_group(const ecs_iter *it);
@@ -1776,6 +1778,7 @@ typedef struct ecs__match {  /* one table a query matches */
     int32_t column[ECS_MAX_TERMS];   /* per term, or -1: the field is NULL */
 } ecs__match;
 
+typedef struct ecs__gmark { uint64_t group, seen; } ecs__gmark;   /* a group's own mark */
 struct ecs_query {
     ecs_world *world;
     ecs_term terms[ECS_MAX_TERMS];
@@ -1794,6 +1797,8 @@ struct ecs_query {
     int order_term;
     struct ecs__sort *sort;  /* >>order: its rows in order (NULL: not sorted) */
     uint64_t seen;           /* >>change: the tick of its latest complete iteration (0: none) */
+    ecs__gmark *gmarks;      /* ...and of groups' loops (ecs_iter_set_group) since, by group */
+    uint32_t gmark_count, gmark_cap;
 };
 
 enum { ECS__CMD_CREATE, ECS__CMD_DESTROY, ECS__CMD_ADD, ECS__CMD_REMOVE, ECS__CMD_SET, ECS__CMD_PARENT,
@@ -3146,6 +3151,14 @@ static uint32_t ecs__changed_run(const ecs__match *m, uint32_t mask, uint64_t si
     return (stop < end ? stop : end) - *row;
 }
 
+/* The mark m's table was last completed at: q's latest complete loop, or
+   a later loop of m's group alone. */
+static uint64_t ecs__match_seen(const ecs_query *q, const ecs__match *m) {
+    for (uint32_t k = 0; k < q->gmark_count; k++)
+        if (q->gmarks[k].group == m->group) return q->gmarks[k].seen;   /* (later than q->seen) */
+    return q->seen;
+}
+
 /* Every stamp of every table set to the clock: all counts as changed (a
    restore, or stamps turned on). */
 static void ecs__stamps_all(ecs_world *w) {
@@ -4276,6 +4289,7 @@ ECS_API void ecs_query_free(ecs_query *q) {
     w->qry.queries[q->slot] = last;
     last->slot = q->slot;
     ecs__free(w, q->matches);
+    ecs__free(w, q->gmarks);
     ecs__free(w, q);
 }
 
@@ -4379,7 +4393,7 @@ static void ecs__sorted_end(ecs_iter *it) {
     it->priv.sorted = false;
 }
 
-static void ecs__query_done(ecs_world *w, ecs_query *q);
+static void ecs__query_done(ecs_world *w, ecs_query *q, const ecs_iter *it);
 
 /* The fields of run r, asked of memory ahead of their batch: in a sorted
    loop rows follow the keys, not memory, and a batch is often one row, so
@@ -4409,20 +4423,30 @@ ECS__NOINLINE bool ecs__sorted_next(ecs_iter *it) {
         ecs__iter_batch(it, q, m, r->match, r->row, r->n);
         return true;
     }
-    if (!it->priv.restricted) ecs__query_done(it->world, q);
+    ecs__query_done(it->world, q, it);
     ecs__sorted_end(it);
     it->priv.query = NULL;
     it->count = 0;
     return false;
 }
 
-/* A loop of q went through every batch: the mark its next ECS_CHANGED loop
-   (and ecs_query_changed) compares with. Outside systems the clock moves on,
-   so what is written after this counts. */
-static void ecs__query_done(ecs_world *w, ecs_query *q) {
+/* A loop of q went through every batch (of one group, if restricted): the
+   mark its next ECS_CHANGED loop (and ecs_query_changed) compares with for
+   those tables. Outside systems the clock moves on, so what is written
+   after this counts. (ecs_iter_set_group made room for the group's mark.) */
+static void ecs__query_done(ecs_world *w, ecs_query *q, const ecs_iter *it) {
     if (!(q->changed | q->tracked)) return;
-    q->seen = ecs__now(w);
-    if (q->seen == w->chg.tick && w->sched.phase != ECS__SYSTEMS) w->chg.tick++;
+    const uint64_t now = ecs__now(w);
+    if (it->priv.restricted) {
+        uint32_t k = 0;
+        while (k < q->gmark_count && q->gmarks[k].group != it->priv.only) k++;
+        if (k == q->gmark_count && k < q->gmark_cap) q->gmark_count++;
+        if (k < q->gmark_count) q->gmarks[k] = (ecs__gmark){it->priv.only, now};
+    } else {
+        q->seen = now;
+        q->gmark_count = 0;   /* (every group's mark is now q->seen) */
+    }
+    if (now == w->chg.tick && w->sched.phase != ECS__SYSTEMS) w->chg.tick++;
 }
 
 /* ecs_query_next of a table-order loop: each matched table (or its runs of
@@ -4443,7 +4467,7 @@ ECS__NOINLINE bool ecs__tables_next(ecs_iter *it) {
             }
             if (q->changed) {   /* the table's runs of changed blocks, one batch each */
                 row = it->priv.row;
-                n = row < t->count ? ecs__changed_run(m, q->changed, q->seen, &row, t->count) : 0;
+                n = row < t->count ? ecs__changed_run(m, q->changed, ecs__match_seen(q, m), &row, t->count) : 0;
                 it->priv.row = row + n;
             }
             if (!n || !q->changed) {
@@ -4461,7 +4485,7 @@ ECS__NOINLINE bool ecs__tables_next(ecs_iter *it) {
             ecs__iter_batch(it, q, m, mi, row, n);
             return true;
         }
-        if (!it->priv.restricted) ecs__query_done(it->world, q);
+        ecs__query_done(it->world, q, it);
     }
     if (held) ecs__iter_unlock(it);
     it->priv.query = NULL;
@@ -4481,6 +4505,15 @@ ECS_API ecs_result ecs_iter_set_group(ecs_iter *it, uint64_t group) {
     if (!q || !q->group_by || it->batch != -1 || it->priv.cursor)
         return ecs__fail(it->world, ECS_ERR_ARG, "ecs_iter_set_group: %s", !q ? "not a query loop (or one refused)"
                          : !q->group_by ? "the query has no group_by" : "the loop has started");
+    ecs_query *qm = it->priv.query;   /* room for the group's mark, so the loop's end cannot fail
+                                         (only a marked query's: one loop of it at a time) */
+    if ((qm->changed | qm->tracked) && qm->gmark_count == qm->gmark_cap) {
+        uint32_t cap = qm->gmark_cap ? 2 * qm->gmark_cap : 4;
+        ecs__gmark *g = (ecs__gmark *)ecs__realloc(it->world, qm->gmarks, (size_t)cap * sizeof *g);
+        if (!g) return ECS__OOM(it->world, "ecs_iter_set_group");
+        qm->gmarks = g;
+        qm->gmark_cap = cap;
+    }
     it->priv.only = group;
     it->priv.restricted = true;
     return ECS_OK;
@@ -4521,10 +4554,14 @@ ECS_API bool ecs_query_changed(ecs_world *w, ecs_query *q) {
         return true;
     }
     q->tracked = true;
-    if (!q->seen) return true;
     uint32_t mask = 0;   /* every term that reads: AND, OPTIONAL, CHANGED */
     for (int i = 0; i < q->term_count; i++) mask |= (uint32_t)ecs__term_field(&q->terms[i]) << i;
-    return ecs__matches_changed(q->matches, q->match_count, mask, q->seen);
+    if (!q->gmark_count) return !q->seen || ecs__matches_changed(q->matches, q->match_count, mask, q->seen);
+    for (uint32_t k = 0; k < q->match_count; k++) {   /* groups looped alone since: each its own mark */
+        const uint64_t seen = ecs__match_seen(q, &q->matches[k]);
+        if (!seen || ecs__matches_changed(&q->matches[k], 1, mask, seen)) return true;
+    }
+    return false;
 }
 
 ECS_API void *ecs_field(const ecs_iter *it, int term) {
@@ -6239,6 +6276,7 @@ typedef struct ecs__snap_table {
     uint32_t blocks;
 } ecs__snap_table;
 typedef struct ecs__snap_seen { uint64_t serial, seen; } ecs__snap_seen;   /* a query's mark */
+typedef struct ecs__snap_gmark { uint64_t serial, group, seen; } ecs__snap_gmark;   /* ...a group's */
 typedef struct ecs__snap_id {   /* per id, to copy, free and write values without the world */
     char *name;
     uint32_t size;
@@ -6279,6 +6317,8 @@ struct ecs_snapshot {
     uint32_t seen_count;
     ecs__snap_seen *marks;
     uint32_t mark_count;
+    ecs__snap_gmark *gmarks;
+    uint32_t gmark_count;
 };
 
 static void *ecs__snap_alloc(ecs_snapshot *s, size_t n) { return s->realloc_fn(NULL, n ? n : 1, s->alloc_user); }
@@ -6317,6 +6357,7 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
     ecs__snap_mfree(s, s->cursors);
     ecs__snap_mfree(s, s->seen);
     ecs__snap_mfree(s, s->marks);
+    ecs__snap_mfree(s, s->gmarks);
     ecs__snap_mfree(s, s);
 }
 
@@ -6509,10 +6550,14 @@ static bool ecs__stamps_take(ecs_world *w, ecs_snapshot *s) {
     if (!w->chg.on) return true;
     s->has_stamps = true;
     s->tick = w->chg.tick;
-    uint32_t marks = 0;
-    for (uint32_t q = 0; q < w->qry.query_count; q++) marks += (w->qry.queries[q]->changed | w->qry.queries[q]->tracked) != 0;
+    uint32_t marks = 0, gmarks = 0;
+    for (uint32_t q = 0; q < w->qry.query_count; q++) {
+        marks += (w->qry.queries[q]->changed | w->qry.queries[q]->tracked) != 0;
+        gmarks += w->qry.queries[q]->gmark_count;
+    }
     if (!(s->seen = (uint64_t *)ecs__snap_alloc(s, (size_t)w->sys.system_count * sizeof *s->seen)) ||
-        !(s->marks = (ecs__snap_seen *)ecs__snap_alloc(s, (size_t)marks * sizeof *s->marks)))
+        !(s->marks = (ecs__snap_seen *)ecs__snap_alloc(s, (size_t)marks * sizeof *s->marks)) ||
+        !(s->gmarks = (ecs__snap_gmark *)ecs__snap_alloc(s, (size_t)gmarks * sizeof *s->gmarks)))
         return false;
     s->seen_count = w->sys.system_count;
     for (uint32_t i = 0; i < w->sys.system_count; i++) s->seen[i] = w->sys.systems[i].seen;
@@ -6521,6 +6566,8 @@ static bool ecs__stamps_take(ecs_world *w, ecs_snapshot *s) {
         if (!(qq->changed | qq->tracked)) continue;
         s->marks[s->mark_count].serial = qq->serial;
         s->marks[s->mark_count++].seen = qq->seen;
+        for (uint32_t k = 0; k < qq->gmark_count; k++)
+            s->gmarks[s->gmark_count++] = (ecs__snap_gmark){qq->serial, qq->gmarks[k].group, qq->gmarks[k].seen};
     }
     for (uint32_t i = 0; i < s->table_count; i++) {
         const ecs__table *t = w->tab.tables[i];
@@ -6540,6 +6587,16 @@ static bool ecs__stamps_take(ecs_world *w, ecs_snapshot *s) {
 static bool ecs__stamps_room(ecs_world *w, const ecs_snapshot *s, ecs__table *const *map) {
     for (uint32_t i = 0; w->chg.on && s->has_stamps && i < s->table_count; i++)
         if (!ecs__stamps_fit(w, map[i], s->tables[i].blocks << ECS__BLOCK_SHIFT)) return false;
+    for (uint32_t q = 0; w->chg.on && q < w->qry.query_count; q++) {   /* and the group marks */
+        ecs_query *qq = w->qry.queries[q];
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < s->gmark_count; k++) n += s->gmarks[k].serial == qq->serial;
+        if (n <= qq->gmark_cap) continue;
+        ecs__gmark *g = (ecs__gmark *)ecs__realloc(w, qq->gmarks, (size_t)n * sizeof *g);
+        if (!g) return false;
+        qq->gmarks = g;
+        qq->gmark_cap = n;
+    }
     return true;
 }
 
@@ -6566,8 +6623,12 @@ static void ecs__stamps_restore(ecs_world *w, const ecs_snapshot *s, ecs__table 
         ecs_query *qq = w->qry.queries[q];
         if (qq->sort) qq->sort->valid = false;   /* the stamps went back: sort everything again */
         qq->seen = 0;
+        qq->gmark_count = 0;
         for (uint32_t k = 0; k < s->mark_count; k++)
             if (s->marks[k].serial == qq->serial) qq->seen = s->marks[k].seen;
+        for (uint32_t k = 0; k < s->gmark_count; k++)   /* (room made by ecs__stamps_room) */
+            if (s->gmarks[k].serial == qq->serial)
+                qq->gmarks[qq->gmark_count++] = (ecs__gmark){s->gmarks[k].group, s->gmarks[k].seen};
     }
 }
 
@@ -6777,7 +6838,8 @@ oom:
 /* ---- >>savefile: save files ---------------------------------------------- */
 /* "ECSHSNAP", version, then little-endian fields (see ecs_snapshot_write),
    component bytes as they are, a checksum at the end. */
-#define ECS__FILE_VERSION 4u   /* 2 added the clock, 3 unread events, 4 change stamps; older files still read */
+#define ECS__FILE_VERSION 5u   /* 2 added the clock, 3 unread events, 4 change stamps, 5 groups' marks;
+                                  older files still read */
 typedef struct ecs__out {   /* buffered: small fields cost a store, not a call */
     FILE *f;
     ecs__hasher h;
@@ -6851,8 +6913,9 @@ static bool ecs__put_values(ecs__out *o, ecs_snapshot *s, const ecs__snap_id *in
 }
 
 /* The change stamps (version 4): a flag; then the clock, each system's and
-   marked query's mark, and per table its blocks, its rows of stamps and
-   those rows: its entities' rows', then each column's (after its file id). */
+   marked query's mark, its groups' marks (version 5), and per table its
+   blocks, its rows of stamps and those rows: its entities' rows', then each
+   column's (after its file id). */
 static void ecs__put_stamps(ecs__out *o, const ecs_snapshot *s) {
     ecs__put_u32(o, s->has_stamps);
     if (!s->has_stamps) return;
@@ -6861,6 +6924,12 @@ static void ecs__put_stamps(ecs__out *o, const ecs_snapshot *s) {
     for (uint32_t i = 0; i < s->seen_count; i++) ecs__put_u64(o, s->seen[i]);
     ecs__put_u32(o, s->mark_count);
     for (uint32_t i = 0; i < s->mark_count; i++) { ecs__put_u64(o, s->marks[i].serial); ecs__put_u64(o, s->marks[i].seen); }
+    ecs__put_u32(o, s->gmark_count);   /* (version 5) */
+    for (uint32_t i = 0; i < s->gmark_count; i++) {
+        ecs__put_u64(o, s->gmarks[i].serial);
+        ecs__put_u64(o, s->gmarks[i].group);
+        ecs__put_u64(o, s->gmarks[i].seen);
+    }
     for (uint32_t t = 0; t < s->table_count; t++) {
         const ecs__snap_table *st = &s->tables[t];
         ecs__put_u32(o, st->blocks);
@@ -7256,10 +7325,11 @@ static ecs_result ecs__read_events(ecs__in *r, ecs_snapshot *s, uint32_t nids, c
     return ECS_OK;
 }
 
-/* A file's change stamps (version 4) into s: ntab file tables, tmap their
-   snapshot tables (ECS__NONE: dropped, its stamps skipped). */
+/* A file's change stamps (version 4; groups' marks from 5) into s: ntab
+   file tables, tmap their snapshot tables (ECS__NONE: dropped, its stamps
+   skipped). */
 static ecs_result ecs__read_stamps(ecs__in *r, ecs_snapshot *s, uint32_t nids, const uint32_t *fmap,
-                                   uint32_t ntab, const uint32_t *tmap) {
+                                   uint32_t ntab, const uint32_t *tmap, uint32_t version) {
     uint32_t flag = ecs__get_u32(r);
     if (r->bad || flag > 1) return r->bad = true, ECS_ERR_ARG;
     if (!flag) return ECS_OK;
@@ -7275,6 +7345,15 @@ static ecs_result ecs__read_stamps(ecs__in *r, ecs_snapshot *s, uint32_t nids, c
     for (s->mark_count = m; m--;) {
         s->marks[s->mark_count - 1 - m].serial = ecs__get_u64(r);
         s->marks[s->mark_count - 1 - m].seen = ecs__get_u64(r);
+    }
+    uint32_t g = version > 4 ? ecs__get_u32(r) : 0;
+    if (r->bad || g > (size_t)(r->end - r->p) / 24) return r->bad = true, ECS_ERR_ARG;
+    if (!(s->gmarks = (ecs__snap_gmark *)ecs__snap_alloc(s, (size_t)g * sizeof *s->gmarks))) return ECS_ERR_NOMEM;
+    for (s->gmark_count = g; g--;) {
+        ecs__snap_gmark *x = &s->gmarks[s->gmark_count - 1 - g];
+        x->serial = ecs__get_u64(r);
+        x->group = ecs__get_u64(r);
+        x->seen = ecs__get_u64(r);
     }
     for (uint32_t t = 0; t < ntab; t++) {
         ecs__snap_table *st = tmap[t] == ECS__NONE ? NULL : &s->tables[tmap[t]];
@@ -7398,7 +7477,7 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
         }
     }
     if (version > 2 && (res = ecs__read_events(&r, s, nids, fmap, flags))) { if (res == ECS_ERR_NOMEM) goto oom; goto fail; }
-    if (version > 3 && (res = ecs__read_stamps(&r, s, nids, fmap, ntab, tmap))) { if (res == ECS_ERR_NOMEM) goto oom; goto fail; }
+    if (version > 3 && (res = ecs__read_stamps(&r, s, nids, fmap, ntab, tmap, version))) { if (res == ECS_ERR_NOMEM) goto oom; goto fail; }
     if (r.p != r.end) goto fail;
     for (uint32_t i = 0; i < rc; i++)   /* records name the snapshot's tables */
         if (s->records[i].table != ECS__NONE) {

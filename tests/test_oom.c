@@ -556,6 +556,15 @@ static void scen_sorted(oom_ctx *c) {
         OOM_VAL(c, more, ecs_create(w));
         OOM_RES(c, ecs_destroy(w, more));
     }
+    /* a loop of one group of a marked query: its group's mark finds room first */
+    (void)ecs_query_changed(w, q);
+    for (int g = 0; g < 2; g++) {
+        ecs_iter it = ecs_query_iter(w, q);
+        int rows = 0;
+        OOM_RES(c, ecs_iter_set_group(&it, (uint64_t)g));
+        while (ecs_query_next(&it)) rows += it.count;
+        oom_mix(&c->sig, (unsigned long long)rows);
+    }
     ecs_system sys = 0;
     OOM_VAL(c, sys, ecs_system_add(w, &(ecs_system_desc){.name = "sorted", .fn = oom_sorted_sys,
         .terms = {ECS_TERM_R(c->pos)}, .order_by = c->pos, .compare = oom_cmp_pos}));

@@ -1,7 +1,8 @@
 /* grouped iteration tests: tables in ascending group_by value (ties by
    table creation order) for query loops, systems and chunked systems,
    tables made later and tables made again after a restore put in their
-   place, loops restricted with ecs_iter_set_group, and bad input. */
+   place, loops restricted with ecs_iter_set_group (and the change marks
+   they leave), and bad input. */
 #include "test.h"
 #include <stdint.h>
 
@@ -127,6 +128,77 @@ TEST(group_order_after_restore) {
     REQUIRE(od_loop(w, q, -1, tags, groups, 8) == 3);
     CHECK(tags[0] == 3 && tags[1] == 2 && tags[2] == 1);
     ecs_snapshot_free(s);
+    ecs_query_free(q);
+    ecs_world_free(w);
+}
+
+/* The tags of a loop's batches (restricted to a group unless -1). */
+static int od_tags(ecs_world *w, ecs_query *q, int group, float *tags, int cap) {
+    uint64_t groups[16];
+    return od_loop(w, q, group, tags, groups, cap < 16 ? cap : 16);
+}
+
+/* A loop of one group completes that group's tables for change detection,
+   no other; its mark goes through snapshots and save files. */
+TEST(group_loops_mark_their_group) {
+    od_ids k;
+    ecs_world *w = od_world(&k, 1);
+    REQUIRE(w);
+    od_spawn(w, &k, 2, 3, k.layer[0], 0);
+    od_spawn(w, &k, 2, 4, k.layer[1], 0);
+    od_spawn(w, &k, 2, 1, k.layer[2], 0);
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {{k.pos, ECS_READ, ECS_CHANGED}},
+                                                      .group_by = od_layer, .group_ctx = &k});
+    ecs_query *t = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.pos)}, .group_by = od_layer, .group_ctx = &k});
+    REQUIRE(q && t);
+    ecs_entity in[3];   /* one entity of each layer's table: rows 0 */
+    for (int l = 0; l < 3; l++) {
+        ecs_iter it = ecs_query_iter(w, t);
+        REQUIRE(!ecs_iter_set_group(&it, (uint64_t)l) && ecs_query_next(&it));
+        in[l] = it.entities[0];
+        ecs_iter_fini(&it);
+    }
+    float tags[16];
+    CHECK_EQ_INT(od_tags(w, q, -1, tags, 16), 3);
+    CHECK_EQ_INT(od_tags(w, q, -1, tags, 16), 0);
+    /* L0 and L1 change; a loop of group 0 takes L0's change, the next full loop only L1's */
+    for (int l = 0; l < 2; l++) REQUIRE(!ecs_set(w, in[l], k.pos, &(od_pos){3.f + (float)l, 9}));
+    CHECK(od_tags(w, q, 0, tags, 16) == 1 && tags[0] == 3);
+    CHECK_EQ_INT(od_tags(w, q, 0, tags, 16), 0);
+    CHECK(od_tags(w, q, -1, tags, 16) == 1 && tags[0] == 4);
+    CHECK_EQ_INT(od_tags(w, q, -1, tags, 16), 0);
+    /* a group's mark is kept by a snapshot and by a save file */
+    for (int l = 0; l < 2; l++) REQUIRE(!ecs_set(w, in[l], k.pos, &(od_pos){3.f + (float)l, 8}));
+    CHECK(od_tags(w, q, 1, tags, 16) == 1 && tags[0] == 4);
+    ecs_snapshot *s = ecs_snapshot_take(w);
+    REQUIRE(s);
+    FILE *f = tmpfile();
+    REQUIRE(f);
+    REQUIRE(!ecs_snapshot_write(s, f));
+    rewind(f);
+    ecs_snapshot *fs = ecs_snapshot_read(w, f);
+    fclose(f);
+    REQUIRE(fs);
+    for (int pass = 0; pass < 3; pass++) {   /* as taken, restored, read back */
+        if (pass) REQUIRE(!ecs_snapshot_restore(w, pass == 1 ? s : fs));
+        CHECKF(od_tags(w, q, -1, tags, 16) == 1 && tags[0] == 3, "pass %d: L0's change alone", pass);
+        CHECK_EQ_INT(od_tags(w, q, -1, tags, 16), 0);
+    }
+    ecs_snapshot_free(s);
+    ecs_snapshot_free(fs);
+    /* ecs_query_changed asks each group since its own latest loop */
+    CHECK(ecs_query_changed(w, t));
+    CHECK_EQ_INT(od_tags(w, t, -1, tags, 16), 3);
+    CHECK(!ecs_query_changed(w, t));
+    REQUIRE(!ecs_set(w, in[1], k.pos, &(od_pos){4, 7}));
+    CHECK_EQ_INT(od_tags(w, t, 1, tags, 16), 1);
+    CHECK(!ecs_query_changed(w, t));
+    REQUIRE(!ecs_set(w, in[2], k.pos, &(od_pos){1, 7}));
+    CHECK_EQ_INT(od_tags(w, t, 1, tags, 16), 1);
+    CHECK(ecs_query_changed(w, t));
+    CHECK_EQ_INT(od_tags(w, t, 2, tags, 16), 1);
+    CHECK(!ecs_query_changed(w, t));
+    ecs_query_free(t);
     ecs_query_free(q);
     ecs_world_free(w);
 }
@@ -491,6 +563,7 @@ TEST(group_exclusive_makes_tables) {
 void suite_order(void) {
     RUN(group_order_and_restriction);
     RUN(group_order_after_restore);
+    RUN(group_loops_mark_their_group);
     RUN(sched_group_systems);
     RUN(group_exclusive_makes_tables);
     RUN(sort_against_qsort);
