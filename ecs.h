@@ -4441,7 +4441,7 @@ static void ecs__query_done(ecs_world *w, ecs_query *q, const ecs_iter *it) {
         uint32_t k = 0;
         while (k < q->gmark_count && q->gmarks[k].group != it->priv.only) k++;
         if (k == q->gmark_count && k < q->gmark_cap) q->gmark_count++;
-        if (k < q->gmark_count) q->gmarks[k] = (ecs__gmark){it->priv.only, now};
+        if (k < q->gmark_count) { q->gmarks[k].group = it->priv.only; q->gmarks[k].seen = now; }
     } else {
         q->seen = now;
         q->gmark_count = 0;   /* (every group's mark is now q->seen) */
@@ -4876,6 +4876,109 @@ static void ecs__fields_live(const ecs_commands *c, const ecs__idinfo *in, unsig
 
 static ecs_result ecs__cmd_instantiate_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *cmd);
 
+/* ---- spawn runs: a new entity's commands applied as one placement ---- */
+/* What a spawner records most: the create of a pending handle, then sets
+   and adds of it. Applied one by one, that is a row in the empty table and
+   a move per id; a spawn run places the entity in its last table at once,
+   with the serial result: the same slot, the same tables made in the same
+   order (each step's, with its edges), the same rows, values and stamps
+   (each step's table had the row for a moment: its block is stamped), the
+   same capacity growth. Only where no hook can see the steps: ids without
+   lifecycle or event hooks, no hook commands waiting, no table locked. */
+#define ECS__SPAWN_MAX 16   /* ids per run; a longer one goes on one by one */
+typedef struct ecs__spawn {   /* the way of the latest run, kept while runs follow each other */
+    ecs_id ids[ECS__SPAWN_MAX];
+    uint32_t n;                                /* its ids (0: nothing kept) */
+    ecs__table *path[ECS__SPAWN_MAX + 1];      /* the empty table, then each step's */
+    int32_t col[ECS__SPAWN_MAX];               /* per id, its column in the last (-1: a tag) */
+} ecs__spawn;
+
+/* The length of the spawn run at command k (create + its ids' commands),
+   ids[] its ids in order; 0 if there is none. */
+static uint32_t ecs__spawn_run(const ecs_world *w, const ecs_commands *c, uint32_t k, ecs_id *ids) {
+    const ecs__cmd *cmd = &c->cmds[k];
+    if (cmd->op != ECS__CMD_CREATE || !(cmd->e & ECS__PENDING) || k + 1 >= c->count ||
+        c->cmds[k + 1].e != cmd->e || (w->hk.hook_buf && w->hk.hook_buf->count))
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t j = k + 1; j < c->count && n < ECS__SPAWN_MAX; j++) {
+        const ecs__cmd *x = &c->cmds[j];
+        if (x->e != cmd->e || (x->op != ECS__CMD_SET && x->op != ECS__CMD_ADD)) break;
+        const ecs__idinfo *in = &w->reg.ids[x->id];
+        if (in->lifecycle || in->on_add || in->on_set || in->on_remove) break;
+        uint32_t i = 0;
+        while (i < n && ids[i] != x->id) i++;
+        if (i < n) break;   /* its second set overwrites: one by one */
+        ids[n++] = x->id;
+    }
+    return n ? n + 1 : 0;
+}
+
+/* The way of a run of ids (sp->ids, n): its tables, made (if new) in the
+   serial order, and its columns; false (sp empty) if one is locked or has
+   hooks. NOMEM in *res. */
+static bool ecs__spawn_way(ecs_world *w, ecs__spawn *sp, const ecs_id *ids, uint32_t n, ecs_result *res) {
+    ecs__table **path = sp->path;
+    sp->n = 0;
+    path[0] = w->tab.tables[0];
+    for (uint32_t i = 0; i < n; i++) {
+        const ecs__edge_to *edge = ecs__edge_get(path[i], ids[i], false);
+        if (!edge && !(edge = ecs__table_step(w, path[i], ids[i], false))) {
+            *res = ECS__OOM(w, "ecs_commands_apply");
+            return true;
+        }
+        path[i + 1] = edge->dst;
+    }
+    for (uint32_t i = 0; i <= n; i++)
+        if (ecs__locked(w, path[i]) || path[i]->hooked || path[i]->evented || path[i]->prefab) return false;
+    for (uint32_t i = 0; i < n; i++) sp->col[i] = path[n]->column_of[ecs__table_find_id(path[n], ids[i])];
+    memcpy(sp->ids, ids, n * sizeof *ids);
+    sp->n = n;
+    return true;
+}
+
+/* Applies the spawn run of len commands at k (ids: its ids), on the way kept
+   in sp when it is the same. False (nothing changed) if a table on its way
+   is locked or has hooks: the caller goes one by one, which fails or fires
+   exactly where it would. */
+static bool ecs__spawn_apply(ecs_world *w, ecs_commands *c, uint32_t k, uint32_t len, const ecs_id *ids,
+                             ecs__spawn *sp, ecs_result *res) {
+    static const char fn[] = "ecs_commands_apply";
+    const uint32_t n = len - 1;
+    *res = ECS_OK;
+    if ((sp->n != n || memcmp(sp->ids, ids, n * sizeof *ids)) && (!ecs__spawn_way(w, sp, ids, n, res) || *res))
+        return *res != ECS_OK;
+    ecs__table *const *path = sp->path;
+    for (uint32_t i = 0; i <= n; i++)
+        if (!ecs__table_reserve(w, path[i], (size_t)path[i]->count + 1)) { *res = ECS__OOM(w, fn); return true; }
+    if (!ecs__slots_reserve(w, 1)) { *res = ECS__OOM(w, fn); return true; }
+    ecs__table *dst = path[n];   /* nothing fails from here */
+    const uint32_t slot = ecs__slot_take(w), row = dst->count++;
+    ecs__record *r = &w->ent.records[slot];
+    const ecs_entity made = ecs__handle(slot, r->gen);
+    c->created[ecs__pending_index(c->cmds[k].e)] = made;
+    r->table = dst->index;
+    r->row = row;
+    dst->entities[row] = made;
+    w->ent.alive++;
+    for (uint32_t i = 0; i <= n && w->chg.on; i++) ecs__stamp_rows_on(w, path[i], i < n ? path[i]->count : row, 1);
+    for (uint32_t i = 0; i < n; i++) {
+        const ecs__cmd *x = &c->cmds[k + 1 + i];
+        if (sp->col[i] < 0) continue;   /* a tag */
+        const ecs__column *col = &dst->columns[sp->col[i]];
+        unsigned char *cell = col->data + (size_t)row * col->size;
+        if (x->op == ECS__CMD_SET) {
+            unsigned char *value = c->data + x->value;
+            const ecs__idinfo *in = &w->reg.ids[x->id];
+            if (in->entity_field_count) ecs__fields_live(c, in, value);   /* pending -> live (its own too) */
+            ecs__cell_copy(cell, value, col->size);
+        } else {
+            ecs__cell_zero(cell, col->size);
+        }
+    }
+    return true;
+}
+
 /* One command (its target and values resolved against c's creates). A
    dead target drops it. */
 static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *cmd) {
@@ -4923,8 +5026,18 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
     ecs_result r = ECS_OK;
     const bool owning = c->owning;   /* nothing records into c while it applies */
     c->applying = true;
+    ecs_id ids[ECS__SPAWN_MAX];
+    ecs__spawn sp;   /* (kept only from one run to the next) */
+    sp.n = 0;
     for (; c->applied < c->count; c->applied++) {
         const ecs__cmd *cmd = &c->cmds[c->applied];
+        const uint32_t run = ecs__spawn_run(w, c, c->applied, ids);
+        if (run && ecs__spawn_apply(w, c, c->applied, run, ids, &sp, &r)) {
+            if (r) break;
+            c->applied += run - 1;
+            continue;
+        }
+        sp.n = 0;
         if ((r = ecs__cmd_apply(w, c, cmd))) break;
         if (owning && ecs__cmd_owns(w, c, c->applied)) {
             const ecs__idinfo *in = &w->reg.ids[cmd->id];
@@ -6566,8 +6679,11 @@ static bool ecs__stamps_take(ecs_world *w, ecs_snapshot *s) {
         if (!(qq->changed | qq->tracked)) continue;
         s->marks[s->mark_count].serial = qq->serial;
         s->marks[s->mark_count++].seen = qq->seen;
-        for (uint32_t k = 0; k < qq->gmark_count; k++)
-            s->gmarks[s->gmark_count++] = (ecs__snap_gmark){qq->serial, qq->gmarks[k].group, qq->gmarks[k].seen};
+        for (uint32_t k = 0; k < qq->gmark_count; k++, s->gmark_count++) {
+            s->gmarks[s->gmark_count].serial = qq->serial;
+            s->gmarks[s->gmark_count].group = qq->gmarks[k].group;
+            s->gmarks[s->gmark_count].seen = qq->gmarks[k].seen;
+        }
     }
     for (uint32_t i = 0; i < s->table_count; i++) {
         const ecs__table *t = w->tab.tables[i];
@@ -6627,8 +6743,10 @@ static void ecs__stamps_restore(ecs_world *w, const ecs_snapshot *s, ecs__table 
         for (uint32_t k = 0; k < s->mark_count; k++)
             if (s->marks[k].serial == qq->serial) qq->seen = s->marks[k].seen;
         for (uint32_t k = 0; k < s->gmark_count; k++)   /* (room made by ecs__stamps_room) */
-            if (s->gmarks[k].serial == qq->serial)
-                qq->gmarks[qq->gmark_count++] = (ecs__gmark){s->gmarks[k].group, s->gmarks[k].seen};
+            if (s->gmarks[k].serial == qq->serial) {
+                qq->gmarks[qq->gmark_count].group = s->gmarks[k].group;
+                qq->gmarks[qq->gmark_count++].seen = s->gmarks[k].seen;
+            }
     }
 }
 

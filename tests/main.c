@@ -91,6 +91,7 @@ void suite_events(void);
 void suite_change(void);
 void suite_prefab(void);
 void suite_order(void);
+void suite_sync(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -139,6 +140,7 @@ int main(int argc, char **argv) {
     suite_change();
     suite_prefab();
     suite_order();
+    suite_sync();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }

@@ -1,0 +1,229 @@
+/* sync point tests: a command buffer applies with exactly the result of
+   its commands applied one by one, however the apply is organised (spawn
+   runs place a new entity at once). The twin of a world makes the same
+   calls immediately, which are the steps of a one-by-one apply; both worlds
+   must then write the same save file, byte for byte (slots, tables in
+   creation order, rows, values, change stamps), and have the same hash. */
+#include "test.h"
+#include <stdint.h>
+
+typedef struct sy_vec { float x, y; } sy_vec;
+typedef struct sy_ref { ecs_entity target; uint32_t n, pad; } sy_ref;   /* an entity field (no padding:
+                                                                          the files compare bytes) */
+typedef struct sy_ids { ecs_id pos, vel, hp, ref, tag_a, tag_b, hooked; } sy_ids;
+
+static void sy_count_add(ecs_world *w, ecs_entity e, ecs_id id, void *value, void *ctx) {
+    (void)w; (void)id; (void)value;
+    unsigned long long *h = (unsigned long long *)ctx;
+    *h = (*h ^ e) * 0x100000001B3ull;   /* the calls and their order */
+}
+
+static ecs_world *sy_world(sy_ids *k, unsigned long long *hook_log) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    if (!w) return NULL;
+    k->pos = ecs_component(w, "Pos", sizeof(sy_vec), 4);
+    k->vel = ecs_component(w, "Vel", sizeof(sy_vec), 4);
+    k->hp = ecs_component(w, "Hp", sizeof(int), 4);
+    k->ref = ecs_component_init(w, &(ecs_component_desc){.name = "Ref", .size = sizeof(sy_ref), .align = 8,
+        .entity_fields = {offsetof(sy_ref, target)}, .entity_field_count = 1});
+    k->tag_a = ecs_component(w, "TagA", 0, 0);
+    k->tag_b = ecs_component(w, "TagB", 0, 0);
+    k->hooked = ecs_component_init(w, &(ecs_component_desc){.name = "Hooked", .size = sizeof(int), .align = 4,
+        .on_add = sy_count_add, .ctx = hook_log});
+    return w;
+}
+
+/* The save file of w, in memory (caller frees); NULL on failure. */
+static unsigned char *sy_bytes(ecs_world *w, long *size) {
+    ecs_snapshot *s = ecs_snapshot_take(w);
+    FILE *f = tmpfile();
+    unsigned char *out = NULL;
+    if (s && f && ecs_snapshot_write(s, f) == ECS_OK) {
+        *size = ftell(f);
+        rewind(f);
+        out = (unsigned char *)malloc((size_t)*size + 1);
+        if (out && fread(out, 1, (size_t)*size, f) != (size_t)*size) { free(out); out = NULL; }
+    }
+    if (f) fclose(f);
+    ecs_snapshot_free(s);
+    return out;
+}
+
+/* One random program: rounds of commands recorded into a buffer of world a
+   (creates followed by sets and adds, also of ids twice, of a hooked id,
+   with entity fields naming pending and live handles; destroys, removes
+   and plain sets of older entities between) and applied, while world b
+   makes each call immediately in the same order. */
+static void sy_program(unsigned long long seed, int rounds, int per_round, bool stamps) {
+    sy_ids ka, kb;
+    unsigned long long log_a = 0, log_b = 0;
+    ecs_world *a = sy_world(&ka, &log_a), *b = sy_world(&kb, &log_b);
+    REQUIRE(a && b);
+    ecs_query *qa = ecs_query_new(a, &(ecs_query_desc){.terms = {ECS_TERM_R(ka.pos)}});
+    ecs_query *qb = ecs_query_new(b, &(ecs_query_desc){.terms = {ECS_TERM_R(kb.pos)}});
+    REQUIRE(qa && qb);
+    if (stamps) CHECK(ecs_query_changed(a, qa) && ecs_query_changed(b, qb));   /* stamps on */
+    const ecs_id *ida = &ka.pos, *idb = &kb.pos;   /* the 7 ids, in the same order in both */
+    ecs_commands *c = ecs_commands_new(a);
+    REQUIRE(c);
+    enum { CAP = 1 << 14 };
+    ecs_entity *live_a = (ecs_entity *)calloc(CAP, sizeof *live_a), *live_b = (ecs_entity *)calloc(CAP, sizeof *live_b);
+    ecs_entity *pend = (ecs_entity *)calloc(CAP, sizeof *pend), *made_b = (ecs_entity *)calloc(CAP, sizeof *made_b);
+    REQUIRE(live_a && live_b && pend && made_b);
+    int live = 0;
+    unsigned long long s = seed;
+    for (int round = 0; round < rounds; round++) {
+        int np = 0;
+        for (int i = 0; i < per_round && np < CAP; i++) {
+            unsigned long long r = test_rand(&s);
+            if (r % 10 == 0 && live) {   /* an older entity: destroy, remove, or set */
+                int at = (int)(test_rand(&s) % (unsigned)live), op = (int)(r / 10 % 3);
+                int id = (int)(test_rand(&s) % 7);
+                if (op == 0) {
+                    CHECK(!ecs_cmd_destroy(c, live_a[at]) && !ecs_destroy(b, live_b[at]));
+                    live_a[at] = live_a[--live];
+                    live_b[at] = live_b[live];
+                } else if (op == 1) {
+                    CHECK(!ecs_cmd_remove(c, live_a[at], ida[id]) && !ecs_remove(b, live_b[at], idb[id]));
+                } else {
+                    int v = (int)r;
+                    CHECK(!ecs_cmd_set(c, live_a[at], ka.hp, &v) && !ecs_set(b, live_b[at], kb.hp, &v));
+                }
+                continue;
+            }
+            ecs_entity pa = ecs_cmd_create(c), eb = ecs_create(b);
+            REQUIRE(pa && eb);
+            pend[np] = pa;
+            made_b[np++] = eb;
+            int ops = (int)(test_rand(&s) % 6);
+            for (int o = 0; o < ops; o++) {
+                unsigned long long q = test_rand(&s);
+                int id = (int)(q % 7);
+                bool set = (q >> 8) % 4 != 0;
+                if (id == 4 || id == 5) set = false;   /* tags */
+                if (!set) {
+                    CHECK(!ecs_cmd_add(c, pa, ida[id]) && !ecs_add(b, eb, idb[id]));
+                } else if (id == 3) {   /* a Ref to itself, to an earlier or later pending, or a live one */
+                    sy_ref va = {0, (uint32_t)q, 0}, vb = {0, (uint32_t)q, 0};
+                    int pick = (int)((q >> 16) % 4);
+                    if (pick == 0) { va.target = pa; vb.target = eb; }
+                    else if (pick == 1 && np > 1) { int j = (int)((q >> 20) % (unsigned)np); va.target = pend[j]; vb.target = made_b[j]; }
+                    else if (pick == 2 && live) { int j = (int)((q >> 20) % (unsigned)live); va.target = live_a[j]; vb.target = live_b[j]; }
+                    CHECK(!ecs_cmd_set(c, pa, ka.ref, &va) && !ecs_set(b, eb, kb.ref, &vb));
+                } else if (id == 2 || id == 6) {
+                    int v = (int)(q >> 24);
+                    CHECK(!ecs_cmd_set(c, pa, ida[id], &v) && !ecs_set(b, eb, idb[id], &v));
+                } else {
+                    sy_vec v = {(float)(q & 255), (float)(q >> 56)};
+                    CHECK(!ecs_cmd_set(c, pa, ida[id], &v) && !ecs_set(b, eb, idb[id], &v));
+                }
+            }
+        }
+        REQUIRE(ecs_commands_apply(a, c) == ECS_OK);
+        /* the made entities join the older ones: a's apply must have given b's handles (the same
+           slots and generations; a difference also shows in the files below) */
+        for (int i = 0; i < np && live < CAP; i++) {
+            CHECKF(ecs_is_alive(a, made_b[i]), "round %d: entity %d of the twin is not alive in the applied world",
+                   round, i);
+            live_b[live] = made_b[i];
+            live_a[live++] = made_b[i];
+        }
+        if (stamps && round % 2) {   /* the clock moves on, and one query takes what changed */
+            int na = 0, nb = 0;
+            for (ecs_iter it = ecs_query_iter(a, qa); ecs_query_next(&it);) na += it.count;
+            for (ecs_iter it = ecs_query_iter(b, qb); ecs_query_next(&it);) nb += it.count;
+            CHECK_EQ_INT(na, nb);
+        }
+    }
+    CHECK(log_a == log_b);
+    CHECK(ecs_world_hash(a) == ecs_world_hash(b));
+    long sa = 0, sb = 0;
+    unsigned char *fa = sy_bytes(a, &sa), *fb = sy_bytes(b, &sb);
+    CHECK(fa && fb);
+    if (fa && fb) {
+        long at = 0;
+        while (at < sa && at < sb && fa[at] == fb[at]) at++;
+        CHECKF(sa == sb && at == sa, "seed %llu: save files differ (%ld and %ld bytes, first at %ld)", seed, sa, sb, at);
+    }
+    free(fa); free(fb);
+    free(live_a); free(live_b); free(pend); free(made_b);
+    ecs_world_free(a);
+    ecs_world_free(b);
+}
+
+TEST(sync_apply_equals_one_by_one) {
+    long scale = test_g.scale_pct > 0 ? test_g.scale_pct : 100;
+    int per_round = (int)(1500 * scale / 100) + 50;
+    for (int k = 0; k < 3; k++) {
+        sy_program(test_g.seed + 101 * (unsigned long long)k, 6, per_round, false);
+        sy_program(test_g.seed + 7 + 101 * (unsigned long long)k, 6, per_round, true);
+    }
+}
+
+/* Each step of a new entity's way counts as a change of that step's table,
+   also where nothing stays: a query of such a table alone sees it, in the
+   applied world as in its twin. */
+TEST(sync_spawn_steps_leave_their_stamps) {
+    sy_ids k[2];
+    unsigned long long logs[2] = {0, 0};
+    ecs_world *w[2] = {sy_world(&k[0], &logs[0]), sy_world(&k[1], &logs[1])};
+    REQUIRE(w[0] && w[1]);
+    ecs_query *q[2];
+    for (int i = 0; i < 2; i++) {   /* {Vel} alone: a step on the way to {Pos, Vel}, nothing stays */
+        q[i] = ecs_query_new(w[i], &(ecs_query_desc){.terms = {ECS_TERM_R(k[i].vel), ECS_TERM_NOT(k[i].pos)}});
+        REQUIRE(q[i]);
+        CHECK(ecs_query_changed(w[i], q[i]));   /* stamps on */
+        for (ecs_iter it = ecs_query_iter(w[i], q[i]); ecs_query_next(&it);) {}
+        CHECK(!ecs_query_changed(w[i], q[i]));
+    }
+    ecs_commands *c = ecs_commands_new(w[0]);
+    REQUIRE(c);
+    for (int n = 0; n < 3; n++) {
+        sy_vec v = {(float)n, 1};
+        ecs_entity p = ecs_cmd_create(c), e = ecs_create(w[1]);
+        CHECK(!ecs_cmd_set(c, p, k[0].vel, &v) && !ecs_cmd_set(c, p, k[0].pos, &v));
+        CHECK(!ecs_set(w[1], e, k[1].vel, &v) && !ecs_set(w[1], e, k[1].pos, &v));
+    }
+    REQUIRE(!ecs_commands_apply(w[0], c));
+    CHECK_EQ_INT(ecs_count(w[0]), 3);
+    CHECK(ecs_query_changed(w[1], q[1]));
+    CHECK(ecs_query_changed(w[0], q[0]));
+    for (int i = 0; i < 2; i++) ecs_world_free(w[i]);
+}
+
+/* A table on the way locked by a loop: the apply stops where one by one
+   stops (the entity made, its first set applied), and resumes to the same
+   world. */
+TEST(sync_spawn_locked_step) {
+    sy_ids k;
+    unsigned long long log = 0;
+    ecs_world *w = sy_world(&k, &log);
+    REQUIRE(w);
+    ecs_entity old = ecs_create(w);
+    sy_vec v = {1, 2};
+    REQUIRE(!ecs_set(w, old, k.vel, &v));   /* {Vel}, which the loop below holds */
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.vel), ECS_TERM_NOT(k.pos)}});
+    ecs_commands *c = ecs_commands_new(w);
+    REQUIRE(q && c);
+    ecs_entity p = ecs_cmd_create(c);
+    REQUIRE(p && !ecs_cmd_set(c, p, k.vel, &v) && !ecs_cmd_set(c, p, k.pos, &v));
+    ecs_iter it = ecs_query_iter(w, q);
+    REQUIRE(ecs_query_next(&it));
+    CHECK_EQ_INT(ecs_commands_apply(w, c), ECS_ERR_BUSY);
+    CHECK_EQ_INT(ecs_count(w), 2);   /* made, in the empty table: its set of Vel waits */
+    ecs_iter_fini(&it);
+    REQUIRE(!ecs_commands_apply(w, c));
+    CHECK_EQ_INT(ecs_count(w), 2);
+    int both = 0;
+    ecs_query *pv = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.pos), ECS_TERM_R(k.vel)}});
+    REQUIRE(pv);
+    for (ecs_iter i2 = ecs_query_iter(w, pv); ecs_query_next(&i2);) both += i2.count;
+    CHECK_EQ_INT(both, 1);
+    ecs_world_free(w);
+}
+
+void suite_sync(void) {
+    RUN(sync_apply_equals_one_by_one);
+    RUN(sync_spawn_steps_leave_their_stamps);
+    RUN(sync_spawn_locked_step);
+}
