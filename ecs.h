@@ -4889,6 +4889,8 @@ static ecs_result ecs__cmd_instantiate_apply(ecs_world *w, ecs_commands *c, cons
 typedef struct ecs__spawn {   /* the way of the latest run, kept while runs follow each other */
     ecs_id ids[ECS__SPAWN_MAX];
     uint32_t n;                                /* its ids (0: nothing kept) */
+    uint32_t next;                             /* the command after it: a run starting there
+                                                  may use the way (no other command between) */
     ecs__table *path[ECS__SPAWN_MAX + 1];      /* the empty table, then each step's */
     int32_t col[ECS__SPAWN_MAX];               /* per id, its column in the last (-1: a tag) */
 } ecs__spawn;
@@ -4946,8 +4948,10 @@ static bool ecs__spawn_apply(ecs_world *w, ecs_commands *c, uint32_t k, uint32_t
     static const char fn[] = "ecs_commands_apply";
     const uint32_t n = len - 1;
     *res = ECS_OK;
-    if ((sp->n != n || memcmp(sp->ids, ids, n * sizeof *ids)) && (!ecs__spawn_way(w, sp, ids, n, res) || *res))
+    if ((sp->next != k || sp->n != n || memcmp(sp->ids, ids, n * sizeof *ids)) &&
+        (!ecs__spawn_way(w, sp, ids, n, res) || *res))
         return *res != ECS_OK;
+    sp->next = k + len;
     ecs__table *const *path = sp->path;
     for (uint32_t i = 0; i <= n; i++)
         if (!ecs__table_reserve(w, path[i], (size_t)path[i]->count + 1)) { *res = ECS__OOM(w, fn); return true; }
@@ -5019,6 +5023,16 @@ static ecs_result ecs__cmd_apply(ecs_world *w, ecs_commands *c, const ecs__cmd *
     }
 }
 
+/* The spawn run at command k applied, if there is one: its length (0: go
+   one by one), or ECS__NONE with *r set if it failed (out of line: the
+   other commands' loop stays lean). */
+ECS__NOINLINE uint32_t ecs__spawn_try(ecs_world *w, ecs_commands *c, uint32_t k, ecs__spawn *sp, ecs_result *r) {
+    ecs_id ids[ECS__SPAWN_MAX];
+    const uint32_t run = ecs__spawn_run(w, c, k, ids);
+    if (!run || !ecs__spawn_apply(w, c, k, run, ids, sp, r)) return 0;
+    return *r ? ECS__NONE : run;
+}
+
 /* Applies from where the last call stopped. NOMEM or BUSY stops there with
    the rest kept for the next call. A held value is destroyed once its
    command is done (applied, or dropped). */
@@ -5026,18 +5040,16 @@ static ecs_result ecs__commands_apply(ecs_world *w, ecs_commands *c) {
     ecs_result r = ECS_OK;
     const bool owning = c->owning;   /* nothing records into c while it applies */
     c->applying = true;
-    ecs_id ids[ECS__SPAWN_MAX];
-    ecs__spawn sp;   /* (kept only from one run to the next) */
+    ecs__spawn sp;
     sp.n = 0;
+    sp.next = ECS__NONE;
     for (; c->applied < c->count; c->applied++) {
         const ecs__cmd *cmd = &c->cmds[c->applied];
-        const uint32_t run = ecs__spawn_run(w, c, c->applied, ids);
-        if (run && ecs__spawn_apply(w, c, c->applied, run, ids, &sp, &r)) {
-            if (r) break;
-            c->applied += run - 1;
-            continue;
+        if (cmd->op == ECS__CMD_CREATE) {
+            const uint32_t run = ecs__spawn_try(w, c, c->applied, &sp, &r);
+            if (run == ECS__NONE) break;
+            if (run) { c->applied += run - 1; continue; }
         }
-        sp.n = 0;
         if ((r = ecs__cmd_apply(w, c, cmd))) break;
         if (owning && ecs__cmd_owns(w, c, c->applied)) {
             const ecs__idinfo *in = &w->reg.ids[cmd->id];

@@ -30,9 +30,9 @@
    reader against a full pass, and what keeping stamps costs a writer.
    Thread speedups need idle cores: the run ends with the load average.
 
-   usage: build/bench [--quick] [--events] [--changes] [--prefabs]
-          --quick takes 3 samples per workload; --events, --changes and --prefabs run
-          only those rows
+   usage: build/bench [--quick] [--events] [--changes] [--prefabs] [--sync]
+          --quick takes 3 samples per workload; --events, --changes, --prefabs and --sync
+          run only those rows (--sync: the command-apply rows)
    exit status: 0 when every result checks out (missed targets included),
    1 when ecs.h computed something wrong or a call failed. */
 #define _POSIX_C_SOURCE 200809L
@@ -1008,6 +1008,53 @@ static bench_row overwrite_row(bool commands) {
 }
 static bench_row bench_overwrite(void) { return overwrite_row(false); }
 static bench_row bench_cmd_set(void) { return overwrite_row(true); }
+
+/* ---- spawns applied at a sync point ----------------------------------------- */
+/* 200k entities recorded as ecs_cmd_create + ecs_cmd_set of Position,
+   Velocity and Data (what a spawner system records), then applied (timed),
+   against the same calls made immediately (ecs_create + 3 ecs_set): each
+   new entity's commands are placed at once instead of moving it through a
+   table per id. */
+enum { N_SPAWN = 200000 };
+static double spawn_immediate(void *ctx) {
+    (void)ctx;
+    ids id;
+    ecs_world *w = world_new(&id);
+    double t0 = now_ns();
+    for (int i = 0; i < N_SPAWN; i++) {
+        ecs_entity e = ecs_create(w);
+        NEED(e && !ecs_set(w, e, id.pos, &(Position){(float)i, 1}) && !ecs_set(w, e, id.vel, &(Velocity){1, 0}) &&
+             !ecs_set(w, e, id.data, &(Data){i, 0, false, 0}), "immediate spawn");
+    }
+    double t = now_ns() - t0;
+    g_sink += (double)ecs_count(w);
+    ecs_world_free(w);
+    return t;
+}
+static double spawn_applied(void *ctx) {
+    (void)ctx;
+    ids id;
+    ecs_world *w = world_new(&id);
+    ecs_commands *c = ecs_commands_new(w);
+    NEED(c, "ecs_commands_new failed");
+    for (int i = 0; i < N_SPAWN; i++) {
+        ecs_entity e = ecs_cmd_create(c);
+        NEED(e && !ecs_cmd_set(c, e, id.pos, &(Position){(float)i, 1}) && !ecs_cmd_set(c, e, id.vel, &(Velocity){1, 0}) &&
+             !ecs_cmd_set(c, e, id.data, &(Data){i, 0, false, 0}), "recorded spawn");
+    }
+    double t0 = now_ns();
+    NEED(ecs_commands_apply(w, c) == ECS_OK, "ecs_commands_apply failed");
+    double t = now_ns() - t0;
+    check(ecs_count(w) == N_SPAWN, "spawns applied", "wrong entity count");
+    g_sink += (double)ecs_count(w);
+    ecs_world_free(w);
+    return t;
+}
+static bench_row bench_cmd_spawn(void) {
+    bench_row r = {"200k spawns (create + 3 sets) applied from commands vs made immediately", 0, 0, 0.75, true};
+    run_pair(reps(21), spawn_immediate, spawn_applied, NULL, N_SPAWN, &r.base_ns, &r.ecs_ns);
+    return r;
+}
 
 /* ---- ecs_cmd_set of a component that owns a string, then applied ---------- */
 /* The buffer holds a constructed copy of each value (ctor + copy when
@@ -2703,6 +2750,7 @@ static const bench_fn g_benches[] = {
     bench_add_remove,
     bench_overwrite,
     bench_cmd_set,
+    bench_cmd_spawn,
     bench_cmd_set_hooked,
     bench_destroy,
     bench_destroy_with,
@@ -2732,13 +2780,22 @@ static int events_rows(int *met) {
 }
 
 int main(int argc, char **argv) {
-    bool only_events = false, only_changes = false, only_prefabs = false;
+    bool only_events = false, only_changes = false, only_prefabs = false, only_sync = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) g_quick = true;
         else if (!strcmp(argv[i], "--events")) only_events = true;
         else if (!strcmp(argv[i], "--changes")) only_changes = true;
         else if (!strcmp(argv[i], "--prefabs")) only_prefabs = true;
-        else { fprintf(stderr, "usage: %s [--quick] [--events] [--changes] [--prefabs]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--sync")) only_sync = true;
+        else { fprintf(stderr, "usage: %s [--quick] [--events] [--changes] [--prefabs] [--sync]\n", argv[0]); return 2; }
+    }
+    if (only_sync) {   /* the command-apply rows of the main table */
+        print_header();
+        bench_row rows[2] = {bench_cmd_set(), bench_cmd_spawn()};
+        int met = row_ok(&rows[0]) + row_ok(&rows[1]);
+        for (int i = 0; i < 2; i++) print_row(&rows[i]);
+        printf("%d/2 targets met%s\n", met, g_wrong ? "; RESULTS WRONG, see stderr" : "");
+        return g_wrong ? 1 : 0;
     }
     if (only_events || only_changes || only_prefabs) {
         int met = 0, total = only_events ? events_rows(&met) : only_changes ? changes_rows(&met) : prefab_rows(&met);
