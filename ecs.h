@@ -4401,8 +4401,8 @@ static void ecs__query_done(ecs_world *w, ecs_query *q, const ecs_iter *it);
    alone is taken for one without effects and dropped.) */
 ECS__HOT void ecs__sort_prefetch(const ecs_query *q, const ecs__sort *S, const ecs__span *r) {
     const ecs__match *m = &S->mat[r->match];
-    const ecs__column *c = &m->table->columns[m->column[q->order_term]];   /* (the order term is a field) */
-    ECS__PREFETCH(c->data + (size_t)r->row * c->size);
+    const int32_t col = m->column[q->order_term];   /* (-1: a tag) */
+    if (col >= 0) ECS__PREFETCH(m->table->columns[col].data + (size_t)r->row * m->table->columns[col].size);
 }
 
 /* ecs_query_next of a sorted loop: the order's runs (out of line: a batch

@@ -410,6 +410,31 @@ static void so_loop_in_system(ecs_iter *it) {
     while (ecs_query_next(&in)) t->rows += in.count;
 }
 
+/* order_by a tag: no keys, so compare orders by handle alone (here newest
+   first), over tables that interleave. */
+static int od_newest_first(ecs_entity a, const void *ka, ecs_entity b, const void *kb, void *ctx) {
+    (void)ctx;
+    return ka || kb ? 99 : (a < b) - (a > b);
+}
+TEST(sort_by_tag) {
+    od_ids k;
+    ecs_world *w = od_world(&k, 1);
+    REQUIRE(w);
+    ecs_entity made[40];
+    for (int i = 0; i < 40; i++) {
+        made[i] = ecs_create(w);
+        REQUIRE(!ecs_add(w, made[i], k.extra) && !ecs_add(w, made[i], k.layer[i % 3]));
+    }
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.extra)}, .order_by = k.extra,
+                                                      .compare = od_newest_first});
+    REQUIRE(q);
+    int n = 0;
+    for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)
+        for (int i = 0; i < it.count; i++, n++) CHECKF(n < 40 && it.entities[i] == made[39 - n], "row %d", n);
+    CHECK_EQ_INT(n, 40);
+    ecs_world_free(w);
+}
+
 TEST(sort_bad_input_and_rules) {
     so_ids k;
     ecs_world *w = so_world(&k, 2);
@@ -569,5 +594,6 @@ void suite_order(void) {
     RUN(sort_against_qsort);
     RUN(sort_work_follows_changes);
     RUN(sort_bad_input_and_rules);
+    RUN(sort_by_tag);
     RUN(sched_sorted_system);
 }
