@@ -3912,10 +3912,16 @@ static void ecs__sort_rows(const ecs_query *q, ecs__sort_row *a, ecs__sort_row *
     if (from != a) memcpy(a, from, (size_t)n * sizeof *a);
 }
 
-/* Whether anything the order depends on may have changed since the sort. */
+/* Whether anything the order depends on may have changed since the sort:
+   a stamp after it, or a table whose row count differs from its shadow's
+   (a last row leaving stamps nothing: the rows left did not change). */
 static bool ecs__sort_stale(const ecs_query *q, const ecs__sort *S) {
-    /* (new tables: their rows are stamped; the runs name S->mat) */
-    return !S->valid || ecs__matches_changed(q->matches, q->match_count, 1u << q->order_term, S->seen);
+    if (!S->valid) return true;
+    for (uint32_t k = 0; k < q->match_count; k++) {   /* (new tables: no shadow yet, none counted) */
+        const ecs__table *t = q->matches[k].table;
+        if ((t->index < S->shadow_cap ? S->shadow[t->index].count : 0) != t->count) return true;
+    }
+    return ecs__matches_changed(q->matches, q->match_count, 1u << q->order_term, S->seen);
 }
 
 #define ECS__SORT_GROW(p, T, bytes) do { void *x_ = ecs__realloc(w, (p), (bytes)); if (!x_) return false; \
@@ -4046,7 +4052,7 @@ static uint64_t ecs__sort_group(const ecs__sort *S, uint32_t p) { return S->mat[
    one inserted where a search among them puts it. */
 static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uint32_t c) {
     uint32_t k = 0, out = 0, lo = 0;
-    memcpy(S->mat, q->matches, (size_t)q->match_count * sizeof *S->mat);   /* what the runs name */
+    if (q->match_count) memcpy(S->mat, q->matches, (size_t)q->match_count * sizeof *S->mat);   /* what the runs name */
     S->mat_count = q->match_count;
     for (uint32_t x = 0; x < q->match_count; x++) S->map[q->matches[x].table->index] = x;
     for (uint32_t i = 0; i < S->count; i++) if (!ecs__bit(S->drop, ecs__index(S->ents[i]))) S->kept[k++] = i;
@@ -4353,10 +4359,19 @@ static void ecs__iter_unlock(ecs_iter *it) {
    columns were written (>>change). */
 /* A grouped loop's batch out: a table made since may have settled before
    its table, which the loop follows (cursor and held move with it). */
-ECS__NOINLINE void ecs__iter_follow(ecs_iter *it) {
+/* The match of a table-order loop's batch out: held - 1, or further on if
+   tables made since settled before it (its table is locked: its rows stay
+   put, so its entity column names it). */
+static uint32_t ecs__held_match(const ecs_iter *it) {
     const ecs_query *q = it->priv.query;
-    uint32_t at = it->priv.held - 1, k = at;   /* (the batch's table is locked: its rows stay put) */
-    while (k < q->match_count && q->matches[k].table->entities + it->priv.held_row != it->entities) k++;
+    const ecs_entity *ents = it->entities - it->priv.held_row;
+    uint32_t k = it->priv.held - 1;
+    while (k < q->match_count && q->matches[k].table->entities != ents) k++;
+    return k;
+}
+
+ECS__NOINLINE void ecs__iter_follow(ecs_iter *it) {
+    const uint32_t at = it->priv.held - 1, k = ecs__held_match(it);
     it->priv.cursor += k - at;
     it->priv.held = k + 1;
 }
@@ -4522,7 +4537,11 @@ ECS_API ecs_result ecs_iter_set_group(ecs_iter *it, uint64_t group) {
 ECS_API uint64_t ecs_iter_group(const ecs_iter *it) {
     if (!it || !it->world || !it->count) return 0;
     const ecs_query *q = it->priv.query;
-    if (q && it->priv.held) return (it->priv.sorted ? q->sort->mat : q->matches)[it->priv.held - 1].group;
+    if (q && it->priv.held && it->priv.sorted) return q->sort->mat[it->priv.held - 1].group;
+    if (q && it->priv.held) {
+        const uint32_t k = q->group_by ? ecs__held_match(it) : it->priv.held - 1;
+        return k < q->match_count ? q->matches[k].group : 0;
+    }
     if (q || !it->system || !(q = it->world->sys.systems[it->system - 1].query) || !q->group_by) return 0;
     const uint32_t table = it->world->ent.records[ecs__index(it->entities[0])].table;   /* a system's batch */
     for (uint32_t k = 0; k < q->match_count; k++)

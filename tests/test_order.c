@@ -83,6 +83,7 @@ TEST(group_order_and_restriction) {
             if (n == 2) {   /* at the L1 table: a new, empty group-0 table */
                 ecs_id ids[3] = {k.pos, k.layer[0], k.layer[1]};
                 CHECK(!ecs_create_many(w, 0, ids, 3, NULL));
+                CHECK(ecs_iter_group(&it) == 1);   /* still the batch's own */
             }
         }
         CHECK_EQ_INT(n, 5);
@@ -435,6 +436,48 @@ TEST(sort_by_tag) {
     ecs_world_free(w);
 }
 
+static int od_by_y(ecs_entity a, const void *ka, ecs_entity b, const void *kb, void *ctx) {
+    (void)a; (void)b; (void)ctx;
+    float x = ((const od_pos *)ka)->y, y = ((const od_pos *)kb)->y;
+    return (x > y) - (x < y);
+}
+
+/* A last row leaving a table stamps nothing (the rows left did not
+   change), yet the order must drop it: destroyed, or moved out by a remove. */
+TEST(sort_last_row_leaves) {
+    od_ids k;
+    ecs_world *w = od_world(&k, 1);
+    REQUIRE(w);
+    ecs_entity e[6];
+    for (int i = 0; i < 6; i++) {
+        e[i] = ecs_create(w);
+        REQUIRE(!ecs_set(w, e[i], k.pos, &(od_pos){(float)i, (float)(6 - i)}));
+        if (i >= 3) REQUIRE(!ecs_add(w, e[i], k.extra));
+    }
+    od_spawn(w, &k, 1, 9, k.layer[2], 0);   /* the tables a remove leads to exist already: no table */
+    od_spawn(w, &k, 1, 9, k.layer[2], k.extra);   /* birth (which re-sorts anyway) hides anything */
+    ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.pos), ECS_TERM_NOT(k.layer[2])},
+                                                      .order_by = k.pos, .compare = od_by_y});
+    REQUIRE(q);
+    for (int round = 0; round < 3; round++) {
+        int n = 0;
+        float last = -1;
+        for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);)
+            for (int i = 0; i < it.count; i++, n++) {
+                CHECKF(ecs_is_alive(w, it.entities[i]) && !ecs_has(w, it.entities[i], k.layer[2]),
+                       "round %d: row %d is gone", round, n);
+                const od_pos *p = ECS_FIELD(&it, od_pos, 0);
+                CHECK(p[i].y >= last);
+                last = p[i].y;
+            }
+        CHECK_EQ_INT(n, 6 - round * 2);
+        REQUIRE(!ecs_destroy(w, e[2 + round]));                /* the last row of its table */
+        REQUIRE(!ecs_add(w, e[5 - round], k.layer[2]));        /* moved out of the last row */
+        if (round == 1) break;
+    }
+    ecs_world_free(w);
+}
+
 TEST(sort_bad_input_and_rules) {
     so_ids k;
     ecs_world *w = so_world(&k, 2);
@@ -595,5 +638,6 @@ void suite_order(void) {
     RUN(sort_work_follows_changes);
     RUN(sort_bad_input_and_rules);
     RUN(sort_by_tag);
+    RUN(sort_last_row_leaves);
     RUN(sched_sorted_system);
 }
