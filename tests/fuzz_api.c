@@ -53,6 +53,44 @@
    exist and system descs read their event bytes: inputs without events
    decode as before.
 
+   Prefabs, sorted and grouped loops (v2). op_register's first byte
+   FZ_V2_ESC..+3 registers a component with ecs_component_init (0..2 entity
+   fields, in bounds or not) and turns the v2 ops on (inputs without it
+   decode as before): ecs_prefab_new (immediate: its table made first, BUSY
+   when a loop holds it; in defer mode reserved), made a child of a prefab;
+   ecs_instantiate and ecs_instantiate_many (0..5 instances; of a non-prefab,
+   a dead handle; in defer mode reserved, dropped when the prefab died first,
+   the slot given back): the model walks the subtree in pre-order, makes the
+   nodes' tables (their ids but the tag) first, then BUSY if a loop holds
+   one, else instance after instance slots, rows, links, values and entity
+   fields that name a node remapped to its copy; ecs_cmd_instantiate into a
+   user buffer (then a value on the pending root whose entity fields name
+   pending handles, live when it applies; a parent), from systems (P_INST)
+   and immediate instantiates from systems (P_IMMI: BUSY but in EXCLUSIVE
+   ones). The tag is model id FZ_PF (bit 31 of a table mask): no query,
+   system, ecs_count or ecs_destroy_with sees a prefab unless a term names
+   the tag (user queries may, and may sort by it); adding, removing, setting
+   it or creating with it is ECS_ERR_ARG; a prefab's child must be one;
+   prefabs' tables are checked white-box, ecs_is_prefab / ecs_has /
+   ecs_entity_ids per entity. Queries (op_query_new2) and systems may have
+   order_by + compare (pure functions of the handle and value bytes, ctx
+   packing their parameters: ties, descending, handles, generations) and
+   group_by (of the table's ids: constant, by a component, 64-bit values).
+   A sorted loop is every matched row in (group, compare, handle) order,
+   split into runs of consecutive rows of one table, fixed at its start; it
+   locks every table it matches (empty ones too) until it ends, and a second
+   loop of the query while one is open yields nothing (ECS_ERR_BUSY), as
+   does one that runs out of memory sorting. An unsorted loop goes on after
+   its last batch's table in (group, table) order, tables made meanwhile
+   included; ecs_iter_set_group restricts a loop (ECS_ERR_ARG after the
+   first ecs_query_next, for a refused loop or a query without group_by);
+   ecs_iter_group is checked after every batch and between operations (a
+   table made meanwhile must not change it), and in system batches. Nested
+   loops of sorted queries in systems: BUSY but in MAIN_THREAD and EXCLUSIVE
+   ones. The library's order follows change stamps: a write it cannot see
+   yet (through a READ field, or by a batch still out) is kept off the order
+   key of a sorted query or system (op_iter_write, B_BAD, B_NESTED).
+
    Allocation failures are injected by the input (the Nth allocation from
    now, or every allocation from then on). A failed call must return
    ECS_ERR_NOMEM (or 0/NULL) and leave the world as the model has it. Where a
@@ -84,12 +122,17 @@
    have made a table); a sync point of such a frame that staged events
    without delivering them, or kept a stage's events for the next frame (the
    model does not carry events over frames); more unread events than
-   FZ_EV_KEEP. Systems that are independent_of partners only look (no
+   FZ_EV_KEEP; an instantiate in a frame that ran out of memory where it may
+   have made a table. Systems that are independent_of partners only look (no
    writes, no commands, no emits; they read events): conflicting partners
-   run in either order. Lifecycle hooks (ecs_component_init) are not used;
+   run in either order. Lifecycle and event hooks are not used (ecs_component_init
+   only for entity fields), so neither is their prefab rule;
    nor are run_if, fixed-step stages and step groups, save files, serialize
    hooks of event types, observers' reads/writes access (they only log and
-   echo), restoring a snapshot other than the one just taken.
+   echo), restoring a snapshot other than the one just taken, ECS_CHANGED
+   terms and ecs_query_changed (so no change marks of restricted loops),
+   system terms that name the prefab tag, ecs_create_many_values and
+   ecs_destroy_many.
 
    Any mismatch prints what differed and abort()s.
    Build: see tests/fuzz.mk. -DFUZZ_REPLAY_MAIN adds a main() that runs files
@@ -140,6 +183,12 @@
 #define FZ_EV_KEEP (1 << 16)  /* delivered events of a type the model keeps */
 #define FZ_EV_ESC 226         /* op_register's first byte 226..233: an event type instead (values
                                  no input committed before events used: those replay as before) */
+#define FZ_V2_ESC 240         /* op_register's first byte 240..243: ecs_component_init with entity
+                                 fields, and the v2 ops from then on (prefabs, sorted and grouped
+                                 loops; values no committed input used there) */
+#define FZ_PF 31              /* the prefab tag (builtin id 1) as a model id: its bit in table masks */
+#define FZ_PFB (1u << FZ_PF)
+#define FZ_IDS 32             /* G.ids: FZ_MAXI registrations, and [FZ_PF] */
 
 static const uint32_t fz_sizes[7] = {0, 1, 3, 7, 12, 24, 100};
 static const uint32_t fz_ev_sizes[8] = {0, 4, 8, 12, 16, 24, 3, 100};   /* (payload copies by word) */
@@ -183,13 +232,15 @@ typedef struct fz_idinfo {
     uint32_t field[2];
 } fz_idinfo;
 
-enum { C_CREATE, C_DESTROY, C_ADD, C_REMOVE, C_SET, C_PARENT };
+enum { C_CREATE, C_DESTROY, C_ADD, C_REMOVE, C_SET, C_PARENT,
+       C_PCREATE,             /* a prefab reserved in defer mode (h) */
+       C_INST };              /* an instance of prefab `parent`: pending (pend), or reserved (h) */
 typedef struct fz_cmd {
     uint8_t op;
     int8_t k;                 /* model id */
     int16_t pend;             /* pending index, or -1 */
     ecs_entity h;             /* target (or a reserved handle for a defer-mode create) */
-    ecs_entity parent;        /* C_PARENT: the parent (a handle, a pending handle, or 0) */
+    ecs_entity parent;        /* C_PARENT: the parent (a handle, a pending handle, or 0); C_INST: the prefab */
     unsigned char v[100];
 } fz_cmd;
 /* An event emitted and not yet delivered: its type (model id) and payload. */
@@ -212,17 +263,33 @@ typedef struct fz_list {
 typedef struct fz_query {
     ecs_query *q;
     int nt, k[ECS_MAX_TERMS], oper[ECS_MAX_TERMS], acc[ECS_MAX_TERMS];
+    int sees_pf;              /* a term names the prefab tag (model id FZ_PF) */
+    int sorted, ok;           /* order_by: the order term's model id */
+    unsigned cmode, gmode;    /* fz_cmp_of's and fz_group_of's */
+    uint64_t cseed, gseed;
+    int grp;                  /* group_by */
+    int open;                 /* a sorted loop of it is open */
 } fz_query;
 
 typedef struct fz_iter {
     int active, q;
-    int cursor, cur;          /* next table to look at; the table of the batch out, or -1 */
+    int cur;                  /* the table of the batch out, or -1 */
+    uint32_t brow, bn;        /* its rows */
+    int lastt;                /* the table of the last batch, or -1: the loop goes on after it in
+                                 (group, table) order (tables made since included) */
+    int nexts, batches;       /* ecs_query_next calls; batches handed out */
+    int refused;              /* the library refused the loop (a sorted one: busy, no memory): nothing */
+    int restricted;           /* ecs_iter_set_group */
+    uint64_t only;
+    int sorted, nruns, run;   /* a sorted loop: its runs (g_runs), fixed at its start, and the next */
     ecs_iter it;
 } fz_iter;
 
 /* behaviour bits of a system callback */
 enum { B_WRITE = 1, B_CMD = 2, B_SPAWN = 4, B_RES = 8, B_IMM = 16, B_IMM2 = 32, B_DEFER = 64,
        B_BAD = 128, B_DEFER_OPEN = 256, B_SLOW = 512, B_NESTED = 1024 };
+/* v2 behaviour bits (a byte read only once v2 is on) */
+enum { P_INST = 1, P_IMMI = 2, P_SORT = 4, P_GROUP = 8 };
 
 typedef struct fz_sys {
     ecs_system lib;
@@ -238,6 +305,9 @@ typedef struct fz_sys {
     uint32_t behave;
     uint64_t seed;
     ecs_entity target[2];
+    uint32_t b2;              /* P_* bits */
+    ecs_entity pf;            /* the prefab P_INST and P_IMMI instantiate */
+    fz_query oq;              /* its query as the model has it (terms; order_by, group_by) */
     int acc_n, acc_k[12], acc_w[12], acc_l[12];   /* declared access (model ids); l: in reads 1, writes 2 */
     int inert;                /* an independent_of partner: it only looks */
     int off;                  /* disabled (ecs_system_enable) */
@@ -289,6 +359,7 @@ typedef struct fz_ologent {   /* an observer call (thread 0, at a sync point) */
 } fz_ologent;
 typedef struct fz_logent {
     int sys, chunk, thread, count, seq;
+    uint64_t group;           /* ecs_iter_group */
     uint32_t ent_off, res_off, res_n;
     uint64_t fieldhash;
     const char *bad;          /* a broken iterator field, named */
@@ -302,6 +373,7 @@ typedef struct fz_state {
     long op;
     const char *opname;
     int trace;
+    int v2;                   /* FZ_V2_ESC seen: prefabs, sorted and grouped loops */
     jmp_buf bail;
     /* world */
     ecs_world *w;
@@ -321,7 +393,7 @@ typedef struct fz_state {
     /* model */
     fz_model m;
     int nids;
-    fz_idinfo ids[FZ_MAXI];
+    fz_idinfo ids[FZ_IDS];
     uint32_t vsize;
     unsigned char resval[FZ_MAXI][100];
     int nq;
@@ -360,13 +432,18 @@ static fz_state G;
 enum { ST_INPUTS, ST_OPS, ST_FRAMES, ST_FRAME_OK, ST_BATCHES, ST_EXCL_BATCHES, ST_CHUNK_BATCHES, ST_CALLS,
        ST_PREFIX, ST_PREFIX_FRAME, ST_NOMEM, ST_BAIL, ST_SYNC_CMDS, ST_DEFER_CMDS, ST_BUSY, ST_INVALID,
        ST_ACCESS, ST_PARALLEL, ST_ITER_BATCHES, ST_EV_INPUTS, ST_EV_EMITTED, ST_EV_DELIVERED, ST_EV_READS,
-       ST_EV_DROPPED, ST_OBS_CALLS, ST_EV_WORLD, ST_EV_RESOLVED, ST_EV_OOM_DELIVERED, ST_COUNT };
+       ST_EV_DROPPED, ST_OBS_CALLS, ST_EV_WORLD, ST_EV_RESOLVED, ST_EV_OOM_DELIVERED, ST_V2_INPUTS, ST_PREFABS,
+       ST_INSTANCES, ST_INST_CMDS, ST_INST_DROPPED, ST_REMAPPED, ST_SORTED_BATCHES, ST_GROUPED_BATCHES,
+       ST_RESTRICTED, ST_SORT_BUSY, ST_NESTED_SORTED, ST_COUNT };
 static const char *const fz_stat_names[ST_COUNT] = {"inputs", "ops", "frames", "frames ok", "batches",
     "exclusive batches", "chunk batches", "callback calls", "prefix searches", "prefix searches in frames",
     "NOMEM results", "bails", "commands applied at sync points", "defer commands applied", "BUSY results",
     "invalid graphs", "ACCESS frames", "2-thread frames with systems", "query batches", "inputs with events",
     "events emitted (model)", "events delivered", "event reads with events", "events dropped (backlog)",
-    "observer calls", "ecs_world_emit events", "entity fields resolved", "deliveries in OOM frames"};
+    "observer calls", "ecs_world_emit events", "entity fields resolved", "deliveries in OOM frames",
+    "inputs with v2 ops", "prefabs made", "instances made", "instantiate commands applied",
+    "instantiate commands dropped", "entity fields remapped", "sorted loop batches", "grouped loop batches",
+    "restricted loops", "sorted loops refused (busy)", "nested sorted loops"};
 static long fz_stats[ST_COUNT];
 static void fz_stats_print(void) {
     for (int i = 0; i < ST_COUNT; i++) fprintf(stderr, "  %-34s %ld\n", fz_stat_names[i], fz_stats[i]);
@@ -459,8 +536,11 @@ static uint64_t fz_fnv64(uint64_t h, uint64_t v) { return fz_fnv(h, &v, sizeof v
 
 static ecs_entity fz_handle(uint32_t slot, uint32_t gen) { return (uint64_t)gen << 32 | slot; }
 #define FZ_ID0 1   /* ids every world registers itself (the prefab tag): the model's id k is FZ_ID0 + 1 + k */
-static int fz_kid(ecs_id id) { return id > FZ_ID0 && (int)id <= G.nids + FZ_ID0 ? (int)id - 1 - FZ_ID0 : -1; }   /* model id */
+static int fz_kid(ecs_id id) {   /* model id (the prefab tag: FZ_PF) */
+    return id == FZ_ID0 ? FZ_PF : id > FZ_ID0 && (int)id <= G.nids + FZ_ID0 ? (int)id - 1 - FZ_ID0 : -1;
+}
 static int fz_is_comp(ecs_id id) { int k = fz_kid(id); return k >= 0 && !G.ids[k].res && !G.ids[k].ev; }
+static int fz_addable(ecs_id id) { return fz_is_comp(id) && id != FZ_ID0; }   /* add/remove/set take it */
 static int fz_is_ev(ecs_id id) { int k = fz_kid(id); return k >= 0 && G.ids[k].ev; }
 static uint32_t fz_size(int k) { return G.ids[k].size; }
 
@@ -590,9 +670,15 @@ static int m_destroy(fz_model *m, uint32_t s) {   /* with its children, depth fi
     }
     return ECS_OK;
 }
-/* ecs__set_parent (checked): ECS_ERR_ARG for a loop. */
+static int m_is_pf(const fz_model *m, uint32_t s) {   /* a live prefab's slot */
+    return m->rec[s].state == FZ_LIVE && m->rec[s].table >= 0 && (m_mask(m, s) & FZ_PFB);
+}
+/* ecs__set_parent (checked): ECS_ERR_ARG for a loop, or a child of a prefab that is not one. */
+static int m_set_parent_bad(const fz_model *m, uint32_t c, ecs_entity parent) {
+    return parent && ((m_is_pf(m, (uint32_t)parent) && !m_is_pf(m, c)) || m_is_ancestor(m, c, (uint32_t)parent));
+}
 static int m_set_parent(fz_model *m, uint32_t c, ecs_entity parent) {
-    if (parent && m_is_ancestor(m, c, (uint32_t)parent)) return ECS_ERR_ARG;
+    if (m_set_parent_bad(m, c, parent)) return ECS_ERR_ARG;
     m_unlink(m, c);
     if (parent) m_link(m, c, (uint32_t)parent);
     return ECS_OK;
@@ -645,6 +731,102 @@ static int m_remove(fz_model *m, uint32_t s, int k) {
     return ECS_OK;
 }
 
+/* ---- model: prefabs and instances ---------------------------------------- */
+static uint32_t m_count(const fz_model *m) {   /* ecs_count: live entities but prefabs */
+    uint32_t n = m->alive;
+    for (int t = 0; t < m->ntab; t++) if (m->tab[t].mask & FZ_PFB) n -= m->tab[t].n;
+    return n;
+}
+/* ecs_prefab_new's table: the prefab tag alone (made if missing: also when refused as BUSY). */
+static int m_pf_root(fz_model *m) { return m_tab_for(m, FZ_PFB); }
+static void m_place_in(fz_model *m, uint32_t s, int t) {   /* a taken slot into table t */
+    m->rec[s].state = FZ_LIVE;
+    m_row_append(m, t, s);
+    m->alive++;
+}
+/* The subtree of s in pre-order (a parent before its children, siblings in attach order). */
+static int m_preorder(const fz_model *m, uint32_t s, uint32_t *out) {
+    int n = 0;
+    uint32_t x = s;
+    for (;;) {
+        out[n++] = x;
+        if (m->first[x] >= 0) { x = (uint32_t)m->first[x]; continue; }
+        while (x != s && m->next[x] < 0) x = (uint32_t)m->par[x];
+        if (x == s) return n;
+        x = (uint32_t)m->next[x];
+    }
+}
+static int m_subtree_size(const fz_model *m, ecs_entity e) {
+    static uint32_t nodes[FZ_MAXSLOT];
+    return m_alive(m, e) ? m_preorder(m, (uint32_t)e, nodes) : 1;
+}
+/* ecs__check_prefab: ECS_OK for a live prefab, else ECS_ERR_STALE (not alive) or ECS_ERR_ARG. */
+static int m_check_prefab(const fz_model *m, ecs_entity p) {
+    if (!m_alive(m, p)) return ECS_ERR_STALE;
+    return m_is_pf(m, (uint32_t)p) ? ECS_OK : ECS_ERR_ARG;
+}
+/* Whether instantiating prefab p would make a table (a failure then may leave one the model lacks). */
+static int m_inst_new_tables(const fz_model *m, uint32_t p) {
+    static uint32_t nodes[FZ_MAXSLOT];
+    int k = m_preorder(m, p, nodes);
+    for (int j = 0; j < k; j++) if (m_find_tab(m, m_mask(m, nodes[j]) & ~FZ_PFB) < 0) return 1;
+    return 0;
+}
+/* Entity fields of the value of component kk that name an entity of the subtree (nodes, their
+   handles when the plan was made) get that entity's copy in the same instance. */
+static void m_remap(fz_model *m, int kk, unsigned char *v, const ecs_entity *was, const ecs_entity *made, int k) {
+    for (int f = 0; f < G.ids[kk].nfield; f++) {
+        ecs_entity ref;
+        memcpy(&ref, v + G.ids[kk].field[f], sizeof ref);
+        for (int x = 0; ref && x < k; x++)
+            if (was[x] == ref) {
+                memcpy(v + G.ids[kk].field[f], &made[x], sizeof ref);
+                FZ_STAT(ST_REMAPPED);
+                break;
+            }
+    }
+    (void)m;
+}
+/* ecs__instantiate: n instances of live prefab p, the root of the first in slot `reserved` (a
+   defer block's) or a new slot. The tables of the subtree's nodes (their ids but the tag) are
+   made in pre-order, then ECS_ERR_BUSY if one is locked (nothing else changes); else instance
+   i's entities are made in pre-order before instance i + 1's (slots, rows), linked to their
+   parents' copies, their values copied and entity fields remapped; roots to roots. */
+static int m_instantiate(fz_model *m, uint32_t p, uint32_t n, int64_t reserved, ecs_entity *roots) {
+    static uint32_t node[FZ_MAXSLOT], made_s[FZ_MAXSLOT];
+    static int up[FZ_MAXSLOT], dst[FZ_MAXSLOT];
+    static ecs_entity was[FZ_MAXSLOT], made[FZ_MAXSLOT];
+    int k = m_preorder(m, p, node);
+    for (int j = 0; j < k; j++) {
+        up[j] = -1;
+        for (int i = j; j && i-- > 0;) if ((int32_t)node[i] == m->par[node[j]]) { up[j] = i; break; }
+        was[j] = m_h(m, node[j]);
+        dst[j] = m_tab_for(m, m_mask(m, node[j]) & ~FZ_PFB);
+    }
+    for (int j = 0; j < k; j++) if (m_locked(m, dst[j])) return ECS_ERR_BUSY;
+    if ((uint64_t)n * (uint64_t)k > FZ_MAXSLOT) fz_bail("too many instances for the model");
+    for (uint32_t i = 0; i < n; i++) {
+        for (int j = 0; j < k; j++) {
+            uint32_t s = i == 0 && j == 0 && reserved >= 0 ? (uint32_t)reserved : m_take_slot(m);
+            m_place_in(m, s, dst[j]);
+            made_s[j] = s;
+            made[j] = m_h(m, s);
+            if (up[j] >= 0) m_link(m, s, made_s[up[j]]);
+        }
+        for (int j = 0; j < k; j++) {
+            uint32_t mask = m->tab[dst[j]].mask;
+            for (int kk = 0; kk < G.nids; kk++) {
+                if (!(mask >> kk & 1) || !fz_size(kk)) continue;
+                memcpy(m_val(m, made_s[j], kk), m_val(m, node[j], kk), fz_size(kk));
+                if (G.ids[kk].nfield) m_remap(m, kk, m_val(m, made_s[j], kk), was, made, k);
+            }
+        }
+        if (roots) roots[i] = made[0];
+        FZ_STAT(ST_INSTANCES);
+    }
+    return ECS_OK;
+}
+
 /* ---- model: command lists ------------------------------------------------ */
 static void l_clear(fz_list *L) {
     L->n = L->applied = L->npend = 0;
@@ -664,8 +846,42 @@ static fz_cmd *l_push(fz_list *L, int op, int k, int pend, ecs_entity h, const v
 }
 static void l_free(fz_list *L) { free(L->c); free(L->ev); memset(L, 0, sizeof *L); }
 
+static int m_pending_of(const fz_list *L, ecs_entity e);
+/* ecs__fields_live: pending handles of L in the entity fields of a value of component k become
+   what L's creates made (0 for one not applied yet). */
+static void m_fields_live(const fz_list *L, int k, unsigned char *v) {
+    for (int f = 0; f < G.ids[k].nfield; f++) {
+        ecs_entity h;
+        memcpy(&h, v + G.ids[k].field[f], sizeof h);
+        if (!m_pending_of(L, h)) continue;
+        h = L->created[h & 0xFFFFFF];
+        memcpy(v + G.ids[k].field[f], &h, sizeof h);
+    }
+}
 /* Applies one command; ECS_OK (done or dropped) or ECS_ERR_BUSY (nothing done). */
 static int m_apply_cmd(fz_model *m, fz_list *L, const fz_cmd *c) {
+    if (c->op == C_PCREATE) {   /* a prefab a defer block reserved */
+        int t = m_pf_root(m);
+        if (m_locked(m, t)) return ECS_ERR_BUSY;
+        m_place_in(m, (uint32_t)c->h, t);
+        FZ_STAT(ST_PREFABS);
+        return ECS_OK;
+    }
+    if (c->op == C_INST) {   /* a prefab that died since drops it (a reserved slot goes back) */
+        ecs_entity root = 0;
+        if (m_check_prefab(m, c->parent)) {
+            m->dropped++;
+            FZ_STAT(ST_INST_DROPPED);
+            if (c->pend < 0) m_release(m, (uint32_t)c->h);
+            else L->created[c->pend] = 0;
+            return ECS_OK;
+        }
+        int r = m_instantiate(m, (uint32_t)c->parent, 1, c->pend < 0 ? (int64_t)(uint32_t)c->h : -1, &root);
+        if (r) return r;
+        if (c->pend >= 0) L->created[c->pend] = root;
+        FZ_STAT(ST_INST_CMDS);
+        return ECS_OK;
+    }
     if (c->op == C_CREATE) {
         if (m_locked(m, 0)) return ECS_ERR_BUSY;
         if (c->pend < 0) {   /* a slot reserved in defer mode */
@@ -689,7 +905,12 @@ static int m_apply_cmd(fz_model *m, fz_list *L, const fz_cmd *c) {
     case C_DESTROY: return m_destroy(m, s);
     case C_ADD: return m_add(m, s, c->k, NULL);
     case C_REMOVE: return m_remove(m, s, c->k);
-    default: return m_add(m, s, c->k, c->v);
+    default: {
+        unsigned char v[100];
+        memcpy(v, c->v, fz_size(c->k));
+        m_fields_live(L, c->k, v);
+        return m_add(m, s, c->k, v);
+    }
     }
 }
 /* Applies L from where it stopped, at most *budget commands (< 0: all).
@@ -754,6 +975,10 @@ static void fz_check_entity(uint32_t s) {
     FZ_CHECK(ecs_is_alive(G.w, e), "live entity %#llx is not alive", FZ_H(e));
     fz_check_rels(s);
     uint32_t mask = m_mask(&G.m, s);
+    int pf = (mask & FZ_PFB) != 0;
+    FZ_CHECK(ecs_is_prefab(G.w, e) == pf && ecs_has(G.w, e, FZ_ID0) == pf, "ecs_is_prefab(%#llx) = %d, "
+             "ecs_has(the prefab tag) = %d, the model says %d", FZ_H(e), ecs_is_prefab(G.w, e),
+             ecs_has(G.w, e, FZ_ID0), pf);
     for (int k = 0; k < G.nids; k++) {
         bool has = ecs_has(G.w, e, G.ids[k].lib);
         int want = !G.ids[k].res && (mask >> k & 1);
@@ -767,6 +992,7 @@ static void fz_check_dead(ecs_entity e) {
     FZ_CHECK(!ecs_is_alive(G.w, e), "dead handle %#llx is alive", FZ_H(e));
     FZ_CHECK(!ecs_get_parent(G.w, e) && !ecs_children(G.w, e, NULL, 0), "dead %#llx has relations", FZ_H(e));
     if (G.nids) FZ_CHECK(!ecs_has(G.w, e, G.ids[0].lib), "ecs_has on dead %#llx", FZ_H(e));
+    FZ_CHECK(!ecs_is_prefab(G.w, e) && !ecs_has(G.w, e, FZ_ID0), "dead %#llx is a prefab", FZ_H(e));
 }
 static void fz_check_resources(void) {
     for (int k = 0; k < G.nids; k++) {
@@ -780,7 +1006,7 @@ static void fz_check_resources(void) {
 }
 static void fz_check_counts(void) {
     size_t n = ecs_count(G.w), d = ecs_commands_dropped(G.w);
-    FZ_CHECK(n == G.m.alive, "ecs_count = %zu, model %u", n, G.m.alive);
+    FZ_CHECK(n == m_count(&G.m), "ecs_count = %zu, model %u (prefabs left out)", n, m_count(&G.m));
     FZ_CHECK(d == G.m.dropped, "ecs_commands_dropped = %zu, model %zu", d, G.m.dropped);
     fz_check_tables();
 }
@@ -851,13 +1077,16 @@ static void fz_check_events(void) {
                  (unsigned long long)w->sys.stages[st].turns, (unsigned long long)G.turns[st]);
 }
 /* The whole world: every entity in iteration order, every id, every value. */
+static int fz_world_tab(int t) {   /* the next table a query without terms visits: t or after */
+    while (t < G.m.ntab && (!G.m.tab[t].n || (G.m.tab[t].mask & FZ_PFB))) t++;
+    return t;
+}
 static void fz_check_world(void) {
     fz_check_counts();
-    int t = 0;
-    uint32_t r = 0;
+    int t = -1;
     fz_pause();
     for (ecs_iter it = ecs_query_iter(G.w, G.all); ecs_query_next(&it);) {
-        while (t < G.m.ntab && r >= G.m.tab[t].n) { t++; r = 0; }
+        t = fz_world_tab(t + 1);
         FZ_CHECK(t < G.m.ntab, "a full query finds more entities than the model has");
         FZ_CHECK((uint32_t)it.count == G.m.tab[t].n, "a full query batch has %d rows, model table %d (mask %#x) %u",
                  it.count, t, G.m.tab[t].mask, G.m.tab[t].n);
@@ -867,11 +1096,24 @@ static void fz_check_world(void) {
                      i, t, G.m.tab[t].mask, FZ_H(it.entities[i]), FZ_H(m_h(&G.m, s)));
         }
         for (int i = 0; i < it.count; i++) fz_check_entity(G.m.tab[t].rows[i]);
-        r = G.m.tab[t].n;
     }
-    while (t < G.m.ntab && r >= G.m.tab[t].n) { t++; r = 0; }
+    t = fz_world_tab(t + 1);
     FZ_CHECK(t == G.m.ntab, "a full query finds fewer entities than the model has (table %d)", t);
     fz_resume();
+    for (t = 0; t < G.m.ntab; t++) {   /* prefabs (no query without the tag sees them): white-box */
+        const fz_tab *tb = &G.m.tab[t];
+        if (!(tb->mask & FZ_PFB)) continue;
+        const ecs__table *lt = G.w->tab.tables[t];
+        FZ_CHECK(lib_table_mask(t) == tb->mask && lt->prefab, "prefab table %d has mask %#x, the model %#x", t,
+                 lib_table_mask(t), tb->mask);
+        FZ_CHECK(lt->count == tb->n, "prefab table %d (mask %#x) has %u rows, the model %u", t, tb->mask, lt->count,
+                 tb->n);
+        for (uint32_t i = 0; i < tb->n; i++) {
+            FZ_CHECK(lt->entities[i] == m_h(&G.m, tb->rows[i]), "row %u of prefab table %d is %#llx, model %#llx", i, t,
+                     FZ_H(lt->entities[i]), FZ_H(m_h(&G.m, tb->rows[i])));
+            fz_check_entity(tb->rows[i]);
+        }
+    }
     for (uint32_t s = 0; s < G.m.nrec; s++) {
         const fz_rec *rc = &G.m.rec[s];
         if (rc->state != FZ_LIVE) fz_check_dead(fz_handle(s, rc->gen));
@@ -930,6 +1172,21 @@ static ecs_id fz_pick_comp(void) {
         if (!G.ids[k].res && !G.ids[k].ev) return G.ids[k].lib;
     }
     return fz_pick_id();
+}
+
+/* A prefab: mostly a live one (in iteration order), else any handle. */
+static ecs_entity fz_pick_prefab(void) {
+    unsigned c = fz_u8();
+    uint32_t n = G.m.alive - m_count(&G.m);
+    if (c % 8 < 6 && n) {
+        uint32_t k = fz_below(n);
+        for (int t = 0; t < G.m.ntab; t++) {
+            if (!(G.m.tab[t].mask & FZ_PFB)) continue;
+            if (k < G.m.tab[t].n) return m_h(&G.m, G.m.tab[t].rows[k]);
+            k -= G.m.tab[t].n;
+        }
+    }
+    return fz_pick_handle();
 }
 
 static void fz_sync_tables_all(fz_model *m);
@@ -1037,9 +1294,11 @@ static int m_target(ecs_entity e) {
 
 /* ---- registration -------------------------------------------------------- */
 static void op_event(unsigned how);
+static void op_component_init(unsigned how);
 static void op_register(int resource) {
     unsigned nraw = fz_u8();
     if (nraw >= FZ_EV_ESC && nraw < FZ_EV_ESC + 8) { op_event(nraw - FZ_EV_ESC); return; }
+    if (nraw >= FZ_V2_ESC && nraw < FZ_V2_ESC + 4) { op_component_init(nraw - FZ_V2_ESC); return; }
     unsigned nb = nraw % 18, sb = fz_u8(), ab = fz_u8();
     const char *name = nb < 16 ? fz_names[nb] : nb == 16 ? "" : NULL;
     size_t size = sb == 255 ? (size_t)1 << 31 : fz_sizes[sb % 7];
@@ -1092,13 +1351,15 @@ static void op_register(int resource) {
 }
 
 /* ---- entities ------------------------------------------------------------ */
-static void m_defer_reserve(ecs_entity *out) {   /* ecs__defer_create */
+static fz_cmd *m_defer_make(ecs_entity *out, int op) {   /* ecs__defer_create */
     uint32_t s = m_take_slot(&G.m);
     G.m.rec[s].state = FZ_RESERVED;
     G.m.rec[s].table = -1;
     *out = m_h(&G.m, s);
-    l_push(&G.defer, C_CREATE, -1, -1, *out, NULL);
+    return l_push(&G.defer, op, -1, -1, *out, NULL);
 }
+static void m_defer_reserve(ecs_entity *out) { m_defer_make(out, C_CREATE); }
+static void m_defer_inst(ecs_entity *out, ecs_entity prefab) { m_defer_make(out, C_INST)->parent = prefab; }
 
 static void op_create(void) {
     if (G.m.nrec > FZ_SLOT_SOFT) return;
@@ -1137,7 +1398,7 @@ static void op_create_many(void) {
     uint32_t mask = 0;
     if (null_ids || n > INT32_MAX) want = ECS_ERR_ARG;
     for (unsigned i = 0; i < idn && !want; i++) {
-        if (!fz_is_comp(ids[i])) want = ECS_ERR_ARG;
+        if (!fz_addable(ids[i])) want = ECS_ERR_ARG;
         else mask |= 1u << fz_kid(ids[i]);
     }
     long inj0 = fz_injected();
@@ -1174,17 +1435,23 @@ static void op_create_many(void) {
 }
 
 /* destroy / add / remove / set through the immediate API (kind 0..3) */
+static void fz_struct_call(int kind, ecs_entity e, ecs_id id, unsigned char *value);
 static void op_struct(int kind) {
-    static const char *const names[4] = {"ecs_destroy", "ecs_add", "ecs_remove", "ecs_set"};
     ecs_entity e = fz_pick_handle();
     ecs_id id = kind ? fz_u8() % 4 ? fz_pick_comp() : fz_pick_id() : 0;
     unsigned vb = kind == 3 ? fz_u8() : 1;
     unsigned char v[100];
     fz_fill(v, sizeof v, (uint64_t)vb * 77 + 5);
-    const void *value = vb == 0 ? NULL : v;
+    fz_struct_call(kind, e, id, vb == 0 ? NULL : v);
+}
+/* One call of op_struct's (value: 100 bytes, or NULL). */
+static void fz_struct_call(int kind, ecs_entity e, ecs_id id, unsigned char *value) {
+    static const char *const names[4] = {"ecs_destroy", "ecs_add", "ecs_remove", "ecs_set"};
+    unsigned char v[100] = {0};
+    if (value) memcpy(v, value, sizeof v);
     int k = fz_kid(id);
     int want = m_target(e);
-    if (!want && kind && !fz_is_comp(id)) want = ECS_ERR_ARG;
+    if (!want && kind && !fz_addable(id)) want = ECS_ERR_ARG;
     if (!want && kind == 3 && !value && fz_size(k)) want = ECS_ERR_ARG;
     long inj0 = fz_injected();
     ecs_result r;
@@ -1194,12 +1461,11 @@ static void op_struct(int kind) {
     case 2: r = ecs_remove(G.w, e, id); break;
     default: r = ecs_set(G.w, e, id, value); break;
     }
-    memset(v, 0xA5, sizeof v);   /* the value must have been copied */
+    if (value) memset(value, 0xA5, sizeof v);   /* the value must have been copied */
     if (want) { fz_expect(r, want, names[kind]); return; }
     if (fz_deferring()) {
         if (r == ECS_ERR_NOMEM) { fz_nomem(inj0, names[kind]); return; }
         fz_expect(r, ECS_OK, names[kind]);
-        fz_fill(v, sizeof v, (uint64_t)vb * 77 + 5);
         static const int ops[4] = {C_DESTROY, C_ADD, C_REMOVE, C_SET};
         int op = ops[kind];
         if (op == C_SET && !fz_size(k)) op = C_ADD;
@@ -1212,12 +1478,11 @@ static void op_struct(int kind) {
     if (r == ECS_ERR_NOMEM && pred != ECS_ERR_ARG) { fz_nomem(inj0, names[kind]); return; }
     fz_expect(r, pred, names[kind]);
     if (r) { fz_check_entity(s); return; }
-    fz_fill(v, sizeof v, (uint64_t)vb * 77 + 5);
     switch (kind) {
     case 0: m_destroy(&G.m, s); fz_check_dead(e); break;
     case 1: m_add(&G.m, s, k, NULL); break;
     case 2: m_remove(&G.m, s, k); break;
-    default: m_add(&G.m, s, k, value); break;
+    default: m_add(&G.m, s, k, value ? v : NULL); break;
     }
     if (kind) fz_check_entity(s);
     fz_check_counts();
@@ -1225,10 +1490,14 @@ static void op_struct(int kind) {
 
 static void m_cmd_record_parent(fz_list *L, ecs_entity child, ecs_entity parent);
 /* ecs_set_parent (immediate, or recorded in defer mode) */
+static void fz_set_parent_call(ecs_entity child, ecs_entity parent);
 static void op_parent(void) {
     ecs_entity child = fz_pick_handle();
     unsigned pb = fz_u8();
     ecs_entity parent = pb % 4 == 0 ? 0 : pb % 4 == 1 ? child : fz_pick_handle();
+    fz_set_parent_call(child, parent);
+}
+static void fz_set_parent_call(ecs_entity child, ecs_entity parent) {
     int want = m_target(child);
     if (!want && parent) want = m_target(parent);
     if (!want && parent == child) want = ECS_ERR_ARG;
@@ -1240,7 +1509,7 @@ static void op_parent(void) {
         m_cmd_record_parent(&G.defer, child, parent);
         return;
     }
-    if (!want && parent && m_is_ancestor(&G.m, (uint32_t)child, (uint32_t)parent)) want = ECS_ERR_ARG;
+    if (!want && m_set_parent_bad(&G.m, (uint32_t)child, parent)) want = ECS_ERR_ARG;   /* a loop, a prefab's child */
     if (!want && r == ECS_ERR_NOMEM) { fz_nomem(inj0, "ecs_set_parent"); return; }
     fz_expect(r, want, "ecs_set_parent");
     if (!r) {
@@ -1383,7 +1652,7 @@ static void op_event(unsigned how) {
    included. Busy in defer mode or with a query loop open. */
 static void fz_snapshot_round_trip(ecs_id id, const unsigned char *v) {
     int busy = G.defer_depth > 0;
-    for (int i = 0; i < FZ_MAXIT; i++) busy |= G.its[i].active;
+    for (int t = 0; t < G.m.ntab; t++) busy |= G.m.lock[t] > 0;   /* a loop holds a table */
     if (l_left(&G.defer)) return;      /* leftover commands (a failed apply): not modelled */
     for (int s = 0; s < G.nsys; s++)
         for (int b = 0; b < G.sys[s].nbuf; b++) if (l_left(&G.sys[s].buf[b])) return;
@@ -1548,13 +1817,160 @@ static void op_observe(void) {
 }
 
 /* ---- queries and iteration ----------------------------------------------- */
+/* Sorted and grouped loops: compare and group_by are pure functions of what
+   they are given (their ctx packs the parameters, so a query may move in
+   G.qs); the model calls the same functions on its own values and masks. */
+static int fz_cmp_of(unsigned mode, uint32_t size, uint64_t seed, ecs_entity a, const unsigned char *va,
+                     ecs_entity b, const unsigned char *vb) {
+    uint64_t x = 0, y = 0;
+    int r;
+    switch (mode) {
+    case 0: if (size) { x = va[0]; y = vb[0]; } break;   /* the first byte: many ties */
+    case 1: r = size ? memcmp(va, vb, size) : 0; return (r > 0) - (r < 0);
+    case 2: return 0;                                   /* all ties: handle order */
+    case 3: r = size ? memcmp(vb, va, size) : 0; return (r > 0) - (r < 0);   /* descending */
+    case 4:                                             /* a hash of the first byte (or the handle) */
+        x = fz_mix(seed, size ? va[0] : a) & 3;
+        y = fz_mix(seed, size ? vb[0] : b) & 3;
+        break;
+    case 5: x = (uint32_t)b; y = (uint32_t)a; break;    /* slots, descending */
+    case 6: if (size) { x = va[size - 1] ^ (seed & 0xFF); y = vb[size - 1] ^ (seed & 0xFF); } break;
+    default: x = a >> 32; y = b >> 32; break;           /* generations */
+    }
+    return (x > y) - (x < y);
+}
+static uint64_t fz_group_of(unsigned mode, uint64_t seed, uint32_t mask) {
+    static const uint64_t big[4] = {0, 1, 1ull << 63, UINT64_MAX};
+    uint64_t n = 0;
+    switch (mode) {
+    case 0: for (uint32_t m = mask; m; m &= m - 1) n++; return n % 3;
+    case 1: return big[fz_mix(seed, mask) & 3];
+    case 2: return mask >> (seed % 16) & 1 ? 7 : 3;
+    case 3: return 5;
+    case 4: return mask & FZ_PFB ? 1 : 2;
+    default: return fz_mix(seed, mask);
+    }
+}
+static int fz_cmp_cb(ecs_entity a, const void *va, ecs_entity b, const void *vb, void *ctx) {
+    uintptr_t c = (uintptr_t)ctx;
+    uint32_t size = (uint32_t)(c >> 3 & 127);
+    if ((va == NULL) != (size == 0) || (vb == NULL) != (size == 0))
+        fz_fail("compare got the values %p and %p of a key of %u bytes", va, vb, size);
+    return fz_cmp_of((unsigned)(c & 7), size, (uint64_t)(c >> 10), a, (const unsigned char *)va, b,
+                     (const unsigned char *)vb);
+}
+static uint64_t fz_group_cb(const ecs_world *w, const ecs_id *ids, int n, void *ctx) {
+    uintptr_t c = (uintptr_t)ctx;
+    uint32_t mask = 0;
+    FZ_CHECK(w == G.w && n >= 0 && (n == 0 || ids), "group_by called with world %p, %d ids at %p", (const void *)w, n,
+             (const void *)ids);
+    for (int i = 0; i < n; i++) {
+        int k = fz_kid(ids[i]);
+        FZ_CHECK(k >= 0 && !G.ids[k].res && !G.ids[k].ev && (i == 0 || ids[i] > ids[i - 1]),
+                 "group_by got id %u at %d of %d (not a component, or not ascending)", ids[i], i, n);
+        mask |= 1u << k;
+    }
+    return fz_group_of((unsigned)(c & 7), (uint64_t)(c >> 3), mask);
+}
+static uint64_t q_group(const fz_query *q, uint32_t mask) {   /* a table's group (0 without group_by) */
+    return q->grp ? fz_group_of(q->gmode, q->gseed, mask) : 0;
+}
 static int q_match(const fz_query *q, uint32_t mask) {
+    if ((mask & FZ_PFB) && !q->sees_pf) return 0;   /* prefabs: only for terms that name the tag */
     for (int i = 0; i < q->nt; i++) {
         int has = (int)(mask >> q->k[i] & 1);
         if (q->oper[i] == ECS_AND && !has) return 0;
         if (q->oper[i] == ECS_NOT && has) return 0;
     }
     return 1;
+}
+/* Whether model id k is the order key of a sorted query or system: writes the library does not see as
+   changes (through a READ field, or a batch still out) are kept off it (see op_iter_write). */
+static int fz_sorted_key(int k) {
+    for (int i = 0; i < G.nq; i++) if (G.qs[i].sorted && G.qs[i].ok == k) return 1;
+    for (int i = 0; i < G.nsys; i++) if (G.sys[i].oq.sorted && G.sys[i].oq.ok == k) return 1;
+    return 0;
+}
+
+/* A batch: rows [row, row + n) of model table tab. */
+typedef struct fz_batch { int tab; uint32_t row, n; } fz_batch;
+typedef struct fz_srow { uint64_t g; ecs_entity e; uint32_t s, row; int tab; } fz_srow;
+static const fz_query *g_sq;
+static int fz_srow_cmp(const void *pa, const void *pb) {   /* (group, compare, handle) */
+    const fz_srow *a = (const fz_srow *)pa, *b = (const fz_srow *)pb;
+    if (a->g != b->g) return a->g < b->g ? -1 : 1;
+    int k = g_sq->ok;
+    uint32_t size = fz_size(k);
+    int c = fz_cmp_of(g_sq->cmode, size, g_sq->cseed, a->e, size ? m_val(&G.m, a->s, k) : NULL, b->e,
+                      size ? m_val(&G.m, b->s, k) : NULL);
+    if (c) return c;
+    return a->e < b->e ? -1 : a->e > b->e;
+}
+/* The batches a whole loop of q hands out now: the matched tables with rows in (group, table)
+   order, or, sorted, every matched row in (group, compare, handle) order split into runs of
+   consecutive rows of one table. */
+static int m_query_batches(const fz_query *q, fz_batch *out, int max) {
+    static fz_srow rows[FZ_MAXSLOT];
+    int n = 0;
+    if (!q->sorted) {
+        for (int t = 0; t < G.m.ntab; t++) {
+            if (!G.m.tab[t].n || !q_match(q, G.m.tab[t].mask)) continue;
+            if (n == max) fz_bail("too many batches");
+            uint64_t g = q_group(q, G.m.tab[t].mask);
+            int at = n++;
+            while (at > 0 && q_group(q, G.m.tab[out[at - 1].tab].mask) > g) { out[at] = out[at - 1]; at--; }
+            out[at].tab = t; out[at].row = 0; out[at].n = G.m.tab[t].n;
+        }
+        return n;
+    }
+    int nr = 0;
+    for (int t = 0; t < G.m.ntab; t++) {
+        if (!G.m.tab[t].n || !q_match(q, G.m.tab[t].mask)) continue;
+        uint64_t g = q_group(q, G.m.tab[t].mask);
+        for (uint32_t r = 0; r < G.m.tab[t].n; r++) {
+            fz_srow *x = &rows[nr++];
+            x->g = g; x->s = G.m.tab[t].rows[r]; x->e = m_h(&G.m, x->s); x->tab = t; x->row = r;
+        }
+    }
+    g_sq = q;
+    if (nr > 1) qsort(rows, (size_t)nr, sizeof *rows, fz_srow_cmp);
+    for (int i = 0; i < nr; i++) {
+        if (n && out[n - 1].tab == rows[i].tab && out[n - 1].row + out[n - 1].n == rows[i].row) {
+            out[n - 1].n++;
+            continue;
+        }
+        if (n == max) fz_bail("too many batches");
+        out[n].tab = rows[i].tab; out[n].row = rows[i].row; out[n].n = 1;
+        n++;
+    }
+    return n;
+}
+
+/* The model's verdict on a desc's terms (and order_by): q filled; ECS_OK or ECS_ERR_ARG. */
+static int fz_query_desc(const ecs_query_desc *d, fz_query *q) {
+    for (int i = 0; i < ECS_MAX_TERMS && d->terms[i].id; i++) {
+        if (!fz_is_comp(d->terms[i].id) || (unsigned)d->terms[i].oper > 2 || (unsigned)d->terms[i].access > 3)
+            return ECS_ERR_ARG;
+        q->k[i] = fz_kid(d->terms[i].id); q->oper[i] = (int)d->terms[i].oper; q->acc[i] = (int)d->terms[i].access;
+        q->sees_pf |= q->k[i] == FZ_PF;
+        q->nt = i + 1;
+    }
+    if (!d->order_by && !d->compare) return ECS_OK;
+    if (!d->order_by || !d->compare) return ECS_ERR_ARG;   /* a pair */
+    for (int i = 0; i < q->nt; i++)
+        if (d->terms[i].id == d->order_by && q->oper[i] == ECS_AND) { q->sorted = 1; q->ok = q->k[i]; return ECS_OK; }
+    return ECS_ERR_ARG;   /* not an ECS_AND term */
+}
+static void fz_query_made(fz_query *q, ecs_query *lq, int want, long inj0) {
+    q->q = lq;
+    if (want) {
+        FZ_CHECK(!lq, "ecs_query_new accepted a bad desc");
+        fz_expect(ECS_ERR_ARG, ECS_ERR_ARG, "ecs_query_new");
+        return;
+    }
+    if (!lq) { fz_nomem(inj0, "ecs_query_new"); return; }
+    q->open = 0;
+    G.nq++;
 }
 
 static void op_query_new(void) {
@@ -1564,7 +1980,6 @@ static void op_query_new(void) {
     unsigned nt = fz_u8() % 5;
     fz_query *q = &G.qs[G.nq];
     memset(q, 0, sizeof *q);
-    int want = ECS_OK;
     for (unsigned i = 0; i < nt; i++) {
         d.terms[i].id = fz_u8() % 8 ? fz_pick_comp() : fz_pick_id();
         unsigned ob = fz_u8();
@@ -1572,19 +1987,46 @@ static void op_query_new(void) {
         d.terms[i].oper = o < 4 ? ECS_AND : o < 6 ? ECS_NOT : o == 6 || !(ob & 0x80) ? ECS_OPTIONAL : (ecs_oper)4;
         d.terms[i].access = (ecs_access)(ob >= 0xF8 ? 4 : (ob >> 3) % 4);
     }
-    for (int i = 0; i < ECS_MAX_TERMS && d.terms[i].id; i++) {
-        if (!fz_is_comp(d.terms[i].id) || (unsigned)d.terms[i].oper > 2 || (unsigned)d.terms[i].access > 3) {
-            want = ECS_ERR_ARG;
-            break;
-        }
-        q->k[i] = fz_kid(d.terms[i].id); q->oper[i] = (int)d.terms[i].oper; q->acc[i] = (int)d.terms[i].access;
-        q->nt = i + 1;
-    }
+    int want = fz_query_desc(&d, q);
     long inj0 = fz_injected();
-    q->q = ecs_query_new(G.w, &d);
-    if (want) { FZ_CHECK(!q->q, "ecs_query_new accepted a bad term"); fz_expect(ECS_ERR_ARG, ECS_ERR_ARG, "ecs_query_new"); return; }
-    if (!q->q) { fz_nomem(inj0, "ecs_query_new"); return; }
-    G.nq++;
+    fz_query_made(q, ecs_query_new(G.w, &d), want, inj0);
+}
+/* A query (v2): terms that may name the prefab tag, order_by + compare (or a broken pair, an
+   id that is no ECS_AND term), group_by. */
+static void op_query_new2(void) {
+    if (G.nq == FZ_MAXQ) return;
+    ecs_query_desc d;
+    memset(&d, 0, sizeof d);
+    unsigned nt = fz_u8() % 5;
+    fz_query *q = &G.qs[G.nq];
+    memset(q, 0, sizeof *q);
+    for (unsigned i = 0; i < nt; i++) {
+        unsigned tb = fz_u8();
+        d.terms[i].id = tb % 8 == 0 ? fz_pick_id() : tb % 8 < 3 ? FZ_ID0 : fz_pick_comp();
+        unsigned ob = fz_u8();
+        unsigned o = ob % 8;
+        d.terms[i].oper = o < 4 ? ECS_AND : o < 6 ? ECS_NOT : o == 6 || !(ob & 0x80) ? ECS_OPTIONAL : (ecs_oper)4;
+        d.terms[i].access = (ecs_access)(ob >= 0xF8 ? 4 : (ob >> 3) % 4);
+    }
+    unsigned ob = fz_u8(), cb = fz_u8(), gb = fz_u8();
+    switch (ob % 6) {
+    case 0: case 1: break;
+    case 2: case 3: d.order_by = d.terms[nt ? (ob >> 3) % nt : 0].id; d.compare = fz_cmp_cb; break;
+    case 4: if (ob & 8) d.order_by = d.terms[0].id ? d.terms[0].id : fz_pick_comp(); else d.compare = fz_cmp_cb; break;
+    default: d.order_by = ob & 8 ? FZ_ID0 : fz_pick_comp(); d.compare = fz_cmp_cb; break;
+    }
+    if (gb % 3) { d.group_by = fz_group_cb; q->grp = 1; q->gmode = gb >> 2 & 7; q->gseed = gb >> 5; }
+    q->cmode = cb & 7;
+    q->cseed = cb >> 3;
+    int want = fz_query_desc(&d, q);
+    if (!want && q->sorted)
+        d.compare_ctx = (void *)(uintptr_t)(q->cmode | fz_size(q->ok) << 3 | (uintptr_t)q->cseed << 10);
+    d.group_ctx = (void *)(uintptr_t)(q->gmode | (uintptr_t)q->gseed << 3);
+    long inj0 = fz_injected();
+    fz_query_made(q, ecs_query_new(G.w, &d), want, inj0);
+    if (!want && q->q && G.trace)
+        fprintf(stderr, "  query %d: %d terms, sorted %d (key %d, mode %u), grouped %d (mode %u)\n", G.nq - 1, q->nt,
+                q->sorted, q->ok, q->cmode, q->grp, q->gmode);
 }
 
 static int fz_query_busy(int qi) {
@@ -1609,65 +2051,143 @@ static void op_query_count(void) {
     FZ_CHECK(got == n, "ecs_query_count = %zu, model %zu", got, n);
 }
 
-/* The model's next batch of an open loop (locks as the library does). */
-static int m_iter_next(fz_iter *I) {
-    if (I->cur >= 0) { G.m.lock[I->cur]--; I->cur = -1; }
-    for (int t = I->cursor; t < G.m.ntab; t++) {
-        if (!G.m.tab[t].n || !q_match(&G.qs[I->q], G.m.tab[t].mask)) continue;
-        I->cursor = t + 1;
-        I->cur = t;
-        G.m.lock[t]++;
-        return t;
+/* Open loops: a sorted one's runs and the tables it locks (every table it matched at its start). */
+static fz_batch g_runs[FZ_MAXIT][FZ_MAXSLOT];
+static uint8_t g_itlock[FZ_MAXIT][FZ_MAXTAB];
+
+/* The model's side of a loop's end (or ecs_iter_fini): its locks go. */
+static void m_iter_end(fz_iter *I) {
+    if (I->cur >= 0 && !I->sorted) G.m.lock[I->cur]--;
+    if (I->sorted) {
+        int i = (int)(I - G.its);
+        for (int t = 0; t < G.m.ntab; t++)
+            if (g_itlock[i][t]) { G.m.lock[t]--; g_itlock[i][t] = 0; }
+        G.qs[I->q].open = 0;
+        I->sorted = 0;
     }
-    I->cursor = G.m.ntab;
+    I->cur = -1;
     I->active = 0;
-    return -1;
 }
-/* Compares the batch the library gave with model table t. */
-static void fz_check_batch(const ecs_iter *it, const fz_query *q, int t) {
+/* The model's next batch of an open loop (locks as the library does): a sorted loop's next run
+   (of its group, if restricted); else the first matched table with rows after the last batch's
+   in (group, table) order (of its group, if restricted). */
+static int m_iter_next(fz_iter *I) {
+    const fz_query *q = &G.qs[I->q];
+    if (I->cur >= 0 && !I->sorted) G.m.lock[I->cur]--;
+    I->cur = -1;
+    I->nexts++;
+    if (I->refused) { m_iter_end(I); return -1; }
+    if (I->sorted) {
+        while (I->run < I->nruns) {
+            const fz_batch *b = &g_runs[I - G.its][I->run++];
+            if (I->restricted && q_group(q, G.m.tab[b->tab].mask) != I->only) continue;
+            I->cur = I->lastt = b->tab; I->brow = b->row; I->bn = b->n;
+            I->batches++;
+            return I->cur;
+        }
+        m_iter_end(I);
+        return -1;
+    }
+    int best = -1;
+    uint64_t bg = 0, lg = I->lastt >= 0 ? q_group(q, G.m.tab[I->lastt].mask) : 0;
+    for (int t = 0; t < G.m.ntab; t++) {
+        if (!G.m.tab[t].n || !q_match(q, G.m.tab[t].mask)) continue;
+        uint64_t g = q_group(q, G.m.tab[t].mask);
+        if (I->restricted && g != I->only) continue;
+        if (I->lastt >= 0 && (g < lg || (g == lg && t <= I->lastt))) continue;
+        if (best < 0 || g < bg) { best = t; bg = g; }
+    }
+    if (best < 0) { m_iter_end(I); return -1; }
+    I->cur = I->lastt = best; I->brow = 0; I->bn = G.m.tab[best].n;
+    I->batches++;
+    G.m.lock[best]++;
+    return best;
+}
+/* Compares the batch the library gave with rows [row, row + n) of model table t. */
+static void fz_check_batch(const ecs_iter *it, const fz_query *q, int t, uint32_t row, uint32_t n) {
     const fz_tab *tb = &G.m.tab[t];
-    FZ_CHECK((uint32_t)it->count == tb->n, "batch of table %d (mask %#x) has %d rows, model %u", t, tb->mask,
-             it->count, tb->n);
-    for (uint32_t i = 0; i < tb->n; i++)
-        FZ_CHECK(it->entities[i] == m_h(&G.m, tb->rows[i]), "batch row %u = %#llx, model %#llx", i,
-                 FZ_H(it->entities[i]), FZ_H(m_h(&G.m, tb->rows[i])));
+    FZ_CHECK((uint32_t)it->count == n, "batch of table %d (mask %#x, rows %u..) has %d rows, model %u", t, tb->mask,
+             row, it->count, n);
+    for (uint32_t i = 0; i < n; i++)
+        FZ_CHECK(it->entities[i] == m_h(&G.m, tb->rows[row + i]), "batch row %u = %#llx, model %#llx (table %d, "
+                 "row %u)", i, FZ_H(it->entities[i]), FZ_H(m_h(&G.m, tb->rows[row + i])), t, row + i);
     for (int i = 0; i < q->nt; i++) {
         const unsigned char *p = (const unsigned char *)ecs_field(it, i);
         int k = q->k[i], has = (int)(tb->mask >> k & 1);
         int want = q->oper[i] != ECS_NOT && has && fz_size(k);
         if (!want) { FZ_CHECK(p == NULL, "field %d (id %d, oper %d) is not NULL", i, k, q->oper[i]); continue; }
         FZ_CHECK(p != NULL, "field %d (id %d) is NULL", i, k);
-        for (uint32_t r = 0; r < tb->n; r++) fz_check_value(p + (size_t)r * fz_size(k), tb->rows[r], k, "a field");
+        for (uint32_t r = 0; r < n; r++) fz_check_value(p + (size_t)r * fz_size(k), tb->rows[row + r], k, "a field");
     }
     if (q->nt < ECS_MAX_TERMS) FZ_CHECK(ecs_field(it, q->nt) == NULL, "the field past the last term is not NULL");
     FZ_CHECK(ecs_field(it, -1) == NULL && ecs_field(it, ECS_MAX_TERMS) == NULL, "ecs_field out of range");
+}
+/* An open loop's batch out: its group (checked between operations too: tables made since
+   must not change it). */
+static void fz_check_iter_group(const fz_iter *I, const char *when) {
+    const fz_query *q = &G.qs[I->q];
+    uint64_t want = I->cur >= 0 ? q_group(q, G.m.tab[I->cur].mask) : 0, got = ecs_iter_group(&I->it);
+    FZ_CHECK(got == want, "ecs_iter_group = %#llx %s, the model %#llx (table %d, mask %#x)", (unsigned long long)got,
+             when, (unsigned long long)want, I->cur, I->cur >= 0 ? G.m.tab[I->cur].mask : 0);
+}
+static void fz_check_iters(void) {
+    for (int i = 0; i < FZ_MAXIT; i++)
+        if (G.its[i].active && G.its[i].cur >= 0) fz_check_iter_group(&G.its[i], "between operations");
 }
 static void fz_iter_step(fz_iter *I) {
     bool got = ecs_query_next(&I->it);
     int t = m_iter_next(I);
     if (got) FZ_STAT(ST_ITER_BATCHES);
     FZ_CHECK(got == (t >= 0), "ecs_query_next = %d, the model %s", got, t >= 0 ? "has a batch" : "is done");
-    if (got) fz_check_batch(&I->it, &G.qs[I->q], t);
+    if (!got) {
+        FZ_CHECK(I->it.count == 0 && ecs_iter_group(&I->it) == 0, "a finished loop has %d rows, group %llu",
+                 I->it.count, (unsigned long long)ecs_iter_group(&I->it));
+        return;
+    }
+    const fz_query *q = &G.qs[I->q];
+    fz_check_batch(&I->it, q, t, I->brow, I->bn);
+    FZ_CHECK(I->it.batch == I->batches - 1, "it.batch = %d, the model %d", I->it.batch, I->batches - 1);
+    fz_check_iter_group(I, "after ecs_query_next");
+    if (I->sorted) FZ_STAT(ST_SORTED_BATCHES);
+    if (q->grp) FZ_STAT(ST_GROUPED_BATCHES);
 }
 static fz_iter *fz_iter_begin(int qi) {
     for (int i = 0; i < FZ_MAXIT; i++) {
         fz_iter *I = &G.its[i];
         if (I->active) continue;
+        fz_query *q = &G.qs[qi];
         memset(I, 0, sizeof *I);
-        I->active = 1; I->q = qi; I->cur = -1;
-        I->it = ecs_query_iter(G.w, G.qs[qi].q);
+        I->active = 1; I->q = qi; I->cur = I->lastt = -1;
+        long inj0 = fz_injected();
+        I->it = ecs_query_iter(G.w, q->q);
         FZ_CHECK(I->it.world == G.w && I->it.system == 0, "ecs_query_iter: world or system");
         FZ_CHECK((I->it.commands != NULL) == (G.defer_depth > 0), "it.commands is %p in defer depth %d",
                  (void *)I->it.commands, G.defer_depth);
+        if (!q->sorted) return I;
+        if (q->open || fz_injected() > inj0) {   /* refused: the loop yields nothing */
+            I->refused = 1;
+            FZ_CHECK(!I->it.priv.query && ecs_last_error(G.w)[0], "a loop of a sorted query %s was not refused",
+                     q->open ? "beside an open one" : "that ran out of memory");
+            if (q->open) { FZ_STAT(ST_SORT_BUSY); FZ_STAT(ST_BUSY); }
+            else FZ_STAT(ST_NOMEM);
+            return I;
+        }
+        FZ_CHECK(I->it.priv.query != NULL, "a loop of a sorted query was refused: %s", ecs_last_error(G.w));
+        I->sorted = 1;
+        I->nruns = m_query_batches(q, g_runs[i], FZ_MAXSLOT);
+        memset(g_itlock[i], 0, sizeof g_itlock[i]);
+        for (int t = 0; t < G.m.ntab; t++) {   /* every matched table, empty ones too */
+            g_itlock[i][t] = (uint8_t)q_match(q, G.m.tab[t].mask);
+            G.m.lock[t] += g_itlock[i][t];
+        }
+        q->open = 1;
         return I;
     }
     return NULL;
 }
 static void fz_iter_fini(fz_iter *I) {
     ecs_iter_fini(&I->it);
-    if (I->cur >= 0) G.m.lock[I->cur]--;
-    I->cur = -1;
-    I->active = 0;
+    m_iter_end(I);
 }
 
 static void op_iter_begin(void) {
@@ -1683,7 +2203,9 @@ static void op_iter_fini(void) {
     fz_iter *I = &G.its[fz_below(FZ_MAXIT)];
     if (I->active) fz_iter_fini(I);
 }
-/* Writes row r of term t of an open loop's batch, READ fields too. */
+/* Writes row r of term t of an open loop's batch, READ fields too (not the key of a sorted
+   query: the library's order follows change stamps, and a batch's writes are stamped when it
+   ends, a READ field's never). */
 static void op_iter_write(void) {
     fz_iter *I = &G.its[fz_below(FZ_MAXIT)];
     unsigned t = fz_u8() % 4, r = fz_u8(), seed = fz_u8();
@@ -1702,9 +2224,10 @@ static void op_iter_write(void) {
         FZ_CHECK(ecs_field_sized(&I->it, (int)t, fz_size(k)) == p, "ECS_FIELD with the right size");
         return;
     }
-    r %= G.m.tab[I->cur].n;
+    if (fz_sorted_key(k)) return;
+    r %= I->bn;
     fz_fill(p + (size_t)r * fz_size(k), fz_size(k), seed * 7919u + (uint64_t)G.op);
-    memcpy(m_val(&G.m, G.m.tab[I->cur].rows[r], k), p + (size_t)r * fz_size(k), fz_size(k));
+    memcpy(m_val(&G.m, G.m.tab[I->cur].rows[I->brow + r], k), p + (size_t)r * fz_size(k), fz_size(k));
 }
 /* A whole loop, writing WRITE fields on the way. */
 static void op_iter_full(void) {
@@ -1726,10 +2249,36 @@ static void op_iter_full(void) {
             for (int r = 0; r < I->it.count; r++) {
                 unsigned char *cell = p + (size_t)r * fz_size(k);
                 for (uint32_t b = 0; b < fz_size(k); b++) cell[b] = (unsigned char)(cell[b] * 3 + 1 + b);
-                memcpy(m_val(&G.m, G.m.tab[I->cur].rows[r], k), cell, fz_size(k));
+                memcpy(m_val(&G.m, G.m.tab[I->cur].rows[I->brow + (uint32_t)r], k), cell, fz_size(k));
             }
         }
     }
+}
+/* A loop restricted to one group with ecs_iter_set_group (a group some matched table has, or
+   another value), or refused: after the first ecs_query_next, for a query without group_by, for
+   a loop refused; run to its end or left open. */
+static void op_iter_group(void) {
+    if (!G.nq) return;
+    int qi = (int)fz_below((unsigned)G.nq);
+    unsigned x = fz_u8(), gb = fz_u8();
+    const fz_query *q = &G.qs[qi];
+    uint64_t g = (uint64_t)gb * 0x0101010101010101ull;
+    if (gb % 4 != 3) {   /* the group of a matched table */
+        int n = 0;
+        for (int t = 0; t < G.m.ntab; t++) n += q_match(q, G.m.tab[t].mask);
+        for (int t = 0, i = n ? (int)(gb / 4 % (unsigned)n) : -1; t < G.m.ntab && i >= 0; t++)
+            if (q_match(q, G.m.tab[t].mask) && i-- == 0) g = q_group(q, G.m.tab[t].mask);
+    }
+    fz_iter *I = fz_iter_begin(qi);
+    if (!I) return;
+    if (!(x & 1)) {
+        ecs_result r = ecs_iter_set_group(&I->it, g);
+        fz_expect(r, I->refused || !q->grp ? ECS_ERR_ARG : ECS_OK, "ecs_iter_set_group");
+        if (r == ECS_OK) { I->restricted = 1; I->only = g; FZ_STAT(ST_RESTRICTED); }
+    }
+    fz_iter_step(I);
+    if (x & 1) fz_expect(ecs_iter_set_group(&I->it, g), ECS_ERR_ARG, "ecs_iter_set_group after ecs_query_next");
+    if (x & 2) while (I->active) fz_iter_step(I);
 }
 
 /* ---- defer mode ---------------------------------------------------------- */
@@ -1810,7 +2359,7 @@ static void m_cmd_record_parent(fz_list *L, ecs_entity child, ecs_entity parent)
 static int m_cmd_check(const fz_list *L, int op, ecs_entity e, ecs_id id, const void *v) {
     if (e == 0) return ECS_ERR_STALE;
     if (e >> 63 && !m_pending_of(L, e)) return ECS_ERR_ARG;
-    if (op != C_DESTROY && !fz_is_comp(id)) return ECS_ERR_ARG;
+    if (op != C_DESTROY && !fz_addable(id)) return ECS_ERR_ARG;
     if (op == C_SET && !v && fz_size(fz_kid(id))) return ECS_ERR_ARG;
     return ECS_OK;
 }
@@ -1891,6 +2440,338 @@ static void op_cmds_apply(void) {
     if (G.defer_depth) { fz_expect(r, ECS_ERR_BUSY, "ecs_commands_apply in defer mode"); return; }
     fz_list *ls[1] = {&G.lists[b]};
     fz_after_apply(ls, 1, r, inj0, "ecs_commands_apply");
+}
+
+/* ---- prefabs and instances (v2) ------------------------------------------ */
+/* ecs_component_init with entity fields (0..2, in bounds or not, a count out of range), no
+   hooks: what instantiate remaps and applied ecs_cmd_set resolves. Its escape turns v2 on. */
+static void op_component_init(unsigned how) {
+    static const size_t sizes[8] = {8, 12, 16, 24, 100, 0, 8, 24};
+    if (!G.v2) { G.v2 = 1; FZ_STAT(ST_V2_INPUTS); }
+    unsigned nb = fz_u8() % 18, sb = fz_u8(), ab = fz_u8(), fb = fz_u8();
+    const char *name = nb < 16 ? fz_names[nb] : nb == 16 ? "" : NULL;
+    size_t size = sizes[(sb + how) % 8], align = fz_aligns[ab % 7];
+    ecs_component_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name; d.size = size; d.align = align;
+    int nf = fb == 0xFF ? -1 : fb == 0xFE ? ECS_MAX_ENTITY_FIELDS + 1 : (int)(fb % 3);
+    for (int i = 0; i < nf && i < 2; i++) {
+        unsigned o = fb >> (2 + 2 * i) & 3;   /* 0, 4, the last 8 bytes, the last 4 (too few) */
+        d.entity_fields[i] = o == 0 ? 0 : o == 1 ? 4 : o == 2 ? (size >= 8 ? size - 8 : 0) : size >= 4 ? size - 4 : 0;
+    }
+    d.entity_field_count = nf;
+    /* the model's answer */
+    int ok = name && *name && nf >= 0 && nf <= ECS_MAX_ENTITY_FIELDS && !(size == 0 && nf), want_new = 0;
+    for (int i = 0; ok && i < nf; i++)
+        if (d.entity_fields[i] > size || size - d.entity_fields[i] < sizeof(ecs_entity)) ok = 0;
+    size_t a = align;
+    if (ok && size == 0) a = 0;
+    else if (ok && a == 0) for (a = 1; a < 16 && size % (a * 2) == 0; a *= 2) {}
+    if (ok && size && ((a & (a - 1)) || a > 64 || size % a)) ok = 0;
+    ecs_id want = 0;
+    if (ok) {
+        int found = -1;
+        for (int k = 0; k < G.nids; k++) if (G.ids[k].name == (int)nb) found = k;
+        if (found >= 0) {   /* the same desc (a plain component: no fields) */
+            const fz_idinfo *in = &G.ids[found];
+            int same = !in->res && !in->ev && in->size == size && in->nfield == nf;
+            for (int i = 0; same && i < nf; i++) same = in->field[i] == d.entity_fields[i];
+            if (same) want = in->lib;
+        } else {
+            if (G.nids == FZ_MAXI) return;   /* beyond the model */
+            want_new = 1;
+            want = (ecs_id)G.nids + 1 + FZ_ID0;
+        }
+    }
+    long inj0 = fz_injected();
+    ecs_id id = ecs_component_init(G.w, &d);
+    if (!id && want_new) { fz_nomem(inj0, "ecs_component_init"); return; }
+    FZ_CHECK(id == want, "ecs_component_init(\"%s\", %zu, %zu, %d entity fields) = %u, the model says %u",
+             name ? name : "(null)", size, align, nf, id, want);
+    if (!id) { FZ_CHECK(ecs_last_error(G.w)[0], "a refused component without an error line"); return; }
+    if (!want_new) return;
+    fz_idinfo *in = &G.ids[G.nids];
+    memset(in, 0, sizeof *in);
+    in->lib = id; in->size = (uint32_t)size; in->align = (uint32_t)a; in->name = (int)nb;
+    in->voff = G.vsize;
+    in->nfield = nf;
+    for (int i = 0; i < nf; i++) in->field[i] = (uint32_t)d.entity_fields[i];
+    G.vsize += (uint32_t)size;
+    G.nids++;
+    FZ_CHECK(ecs_id_count(G.w) == (ecs_id)G.nids + FZ_ID0, "ecs_id_count = %u, model %d", ecs_id_count(G.w), G.nids);
+    FZ_CHECK(ecs_lookup(G.w, name) == id && ecs_id_size(G.w, id) == size, "ecs_lookup / ecs_id_size of \"%s\"", name);
+}
+
+/* ecs_prefab_new (immediate: BUSY while a loop holds the prefab tag's table; in defer mode
+   reserved), then maybe made a child of a prefab and given a value. */
+static void fz_prefab_new(unsigned x, unsigned y) {
+    if (G.m.nrec > FZ_SLOT_SOFT) return;
+    ecs_entity parent = x & 0x10 ? fz_pick_prefab() : 0;
+    long inj0 = fz_injected();
+    ecs_entity e = ecs_prefab_new(G.w);
+    if (fz_deferring()) {
+        if (!e) { fz_nomem(inj0, "deferred ecs_prefab_new"); return; }
+        ecs_entity want;
+        m_defer_make(&want, C_PCREATE);
+        FZ_CHECK(e == want, "deferred ecs_prefab_new = %#llx, model %#llx", FZ_H(e), FZ_H(want));
+        FZ_CHECK(!ecs_is_alive(G.w, e) && !ecs_is_prefab(G.w, e), "a reserved prefab is alive before the block ends");
+    } else {
+        if (!e && fz_injected() > inj0) { fz_nomem(inj0, "ecs_prefab_new"); return; }
+        int t = m_pf_root(&G.m);
+        if (m_locked(&G.m, t)) {
+            FZ_CHECK(e == 0, "ecs_prefab_new while a loop holds the prefab table = %#llx", FZ_H(e));
+            fz_expect(ECS_ERR_BUSY, ECS_ERR_BUSY, "ecs_prefab_new");
+            fz_check_tables();
+            return;
+        }
+        uint32_t s = m_take_slot(&G.m);
+        m_place_in(&G.m, s, t);
+        FZ_CHECK(e == m_h(&G.m, s), "ecs_prefab_new = %#llx, model %#llx", FZ_H(e), FZ_H(m_h(&G.m, s)));
+        fz_check_entity(s);
+        FZ_STAT(ST_PREFABS);
+    }
+    if (parent) fz_set_parent_call(e, parent);
+    if (y & 1) {
+        unsigned char v[100];
+        fz_fill(v, sizeof v, (uint64_t)y * 29 + 3);
+        fz_struct_call(3, e, fz_pick_comp(), v);
+    }
+}
+/* The prefab tag and ecs_is_prefab, ecs_has, ecs_get and ecs_entity_ids of an entity. */
+static void fz_prefab_look(void) {
+    FZ_CHECK(ecs_prefab_tag(G.w) == FZ_ID0 && ecs_prefab_tag(NULL) == 0, "ecs_prefab_tag = %u", ecs_prefab_tag(G.w));
+    FZ_CHECK(ecs_id_name(G.w, FZ_ID0) && !strcmp(ecs_id_name(G.w, FZ_ID0), "ecs.Prefab") &&
+             ecs_lookup(G.w, "ecs.Prefab") == FZ_ID0 && ecs_id_size(G.w, FZ_ID0) == 0, "the prefab tag's name or size");
+    ecs_entity e = fz_pick_prefab();
+    int alive = m_alive(&G.m, e), pf = alive && m_is_pf(&G.m, (uint32_t)e);
+    FZ_CHECK(ecs_is_prefab(G.w, e) == pf && ecs_has(G.w, e, FZ_ID0) == pf, "ecs_is_prefab(%#llx) = %d, model %d",
+             FZ_H(e), ecs_is_prefab(G.w, e), pf);
+    FZ_CHECK(ecs_get(G.w, e, FZ_ID0) == NULL && ecs_get_mut(G.w, e, FZ_ID0) == NULL, "ecs_get of the prefab tag");
+    const ecs_id *ids = NULL;
+    int n = ecs_entity_ids(G.w, e, &ids);
+    if (!alive) { FZ_CHECK(n == -1, "ecs_entity_ids of dead %#llx = %d", FZ_H(e), n); return; }
+    uint32_t mask = m_mask(&G.m, (uint32_t)e);
+    int i = 0;
+    if (pf) {
+        FZ_CHECK(n > 0 && ids[0] == FZ_ID0, "ecs_entity_ids of prefab %#llx: the tag is not first", FZ_H(e));
+        i = 1;
+    }
+    for (int k = 0; k < G.nids; k++) {
+        if (!(mask >> k & 1)) continue;
+        FZ_CHECK(i < n && ids[i] == G.ids[k].lib, "ecs_entity_ids(%#llx)[%d] = %u, model %u", FZ_H(e), i,
+                 i < n ? ids[i] : 0, G.ids[k].lib);
+        i++;
+    }
+    FZ_CHECK(i == n, "ecs_entity_ids(%#llx) = %d ids, model %d", FZ_H(e), n, i);
+}
+/* The prefab tag is no id to add, remove, set or create with (ECS_ERR_ARG). */
+static void fz_prefab_refuse(unsigned y) {
+    ecs_entity e = y & 0x80 ? fz_pick_handle() : fz_pick_prefab();
+    unsigned char v[100];
+    fz_fill(v, sizeof v, (uint64_t)y * 5 + 1);
+    switch (y % 5) {
+    case 0: case 1: case 2: fz_struct_call(1 + (int)(y % 3), e, FZ_ID0, y & 8 ? v : NULL); break;
+    case 3: {
+        ecs_id ids[2] = {fz_pick_comp(), FZ_ID0};
+        if (y & 16) { ids[0] = FZ_ID0; ids[1] = fz_pick_comp(); }
+        ecs_entity out[2];
+        fz_expect(ecs_create_many(G.w, 1 + (y >> 5 & 1), ids, 2, out), ECS_ERR_ARG,
+                  "ecs_create_many with the prefab tag");
+        break;
+    }
+    default: {
+        if (!G.nbuf) break;
+        int b = (int)(y >> 3 & 1) % G.nbuf, op = y & 32 ? C_SET : y & 64 ? C_REMOVE : C_ADD;
+        int want = m_cmd_check(&G.lists[b], op, e, FZ_ID0, v);
+        ecs_result r = op == C_SET ? ecs_cmd_set(G.bufs[b], e, FZ_ID0, v)
+                     : op == C_REMOVE ? ecs_cmd_remove(G.bufs[b], e, FZ_ID0) : ecs_cmd_add(G.bufs[b], e, FZ_ID0);
+        FZ_CHECK(want != ECS_OK, "the model takes the prefab tag in a command");
+        fz_expect(r, want, "ecs_cmd_* with the prefab tag");
+        break;
+    }
+    }
+}
+/* ecs_destroy_with: every entity with id (prefabs only for the prefab tag), each table's rows
+   from the last, in table order, with their subtrees; all or nothing; recorded in defer mode. */
+static void fz_destroy_with(unsigned y) {
+    static ecs_entity list[FZ_MAXSLOT];
+    ecs_id id = y % 4 == 0 ? FZ_ID0 : y % 4 == 3 ? fz_pick_id() : fz_pick_comp();
+    int k = fz_kid(id), want = fz_is_comp(id) ? ECS_OK : ECS_ERR_ARG, n = 0;
+    for (int t = 0; t < G.m.ntab && !want; t++) {
+        const fz_tab *tb = &G.m.tab[t];
+        if (!(tb->mask >> k & 1) || ((tb->mask & FZ_PFB) && k != FZ_PF)) continue;
+        for (uint32_t r = tb->n; r-- > 0;) list[n++] = m_h(&G.m, tb->rows[r]);
+    }
+    long inj0 = fz_injected();
+    ecs_result r = ecs_destroy_with(G.w, id);
+    if (want) { fz_expect(r, want, "ecs_destroy_with"); return; }
+    if (r == ECS_ERR_NOMEM) { fz_nomem(inj0, "ecs_destroy_with"); return; }
+    if (fz_deferring()) {
+        fz_expect(r, ECS_OK, "deferred ecs_destroy_with");
+        for (int i = 0; i < n; i++) l_push(&G.defer, C_DESTROY, -1, -1, list[i], NULL);
+        return;
+    }
+    int pred = ECS_OK;
+    for (int i = 0; i < n && !pred; i++) pred = m_destroy_predict(&G.m, (uint32_t)list[i]);
+    fz_expect(r, pred, "ecs_destroy_with");
+    for (int i = 0; i < n && !pred; i++)
+        if (m_alive(&G.m, list[i])) m_destroy(&G.m, (uint32_t)list[i]);   /* (gone with one before it) */
+    fz_check_counts();
+}
+/* An entity-field component set on an entity (mostly a prefab), its fields naming the entity,
+   its parent, its first child, its root, another prefab, any handle, 0 or a pending handle:
+   what instantiate remaps. */
+static ecs_entity fz_related(ecs_entity e, unsigned c) {
+    int live = m_alive(&G.m, e);
+    uint32_t s = (uint32_t)e;
+    switch (c & 7) {
+    case 0: return e;
+    case 1: return live && G.m.par[s] >= 0 ? m_h(&G.m, (uint32_t)G.m.par[s]) : e;
+    case 2: return live && G.m.first[s] >= 0 ? m_h(&G.m, (uint32_t)G.m.first[s]) : e;
+    case 3: return fz_pick_prefab();
+    case 4: return fz_pick_handle();
+    case 5: return 0;
+    case 6:
+        while (live && G.m.par[s] >= 0) s = (uint32_t)G.m.par[s];
+        return live ? m_h(&G.m, s) : e;
+    default: return G.nbuf && G.lists[0].serial ? 1ull << 63 | G.lists[0].serial << 24 : e;
+    }
+}
+static int fz_pick_fielded(unsigned x) {   /* a component with entity fields, or -1 */
+    int n = 0;
+    for (int k = 0; k < G.nids; k++) n += !G.ids[k].res && !G.ids[k].ev && G.ids[k].nfield > 0;
+    for (int k = 0, i = n ? (int)(x % (unsigned)n) : -1; k < G.nids && i >= 0; k++)
+        if (!G.ids[k].res && !G.ids[k].ev && G.ids[k].nfield > 0 && i-- == 0) return k;
+    return -1;
+}
+static void fz_set_fields(unsigned y) {
+    int kf = fz_pick_fielded(y >> 4);
+    if (kf < 0) return;
+    ecs_entity e = y & 1 ? fz_pick_handle() : fz_pick_prefab();
+    unsigned rb = fz_u8();
+    unsigned char v[100];
+    fz_fill(v, sizeof v, (uint64_t)y * 131 + (uint64_t)G.op);
+    for (int f = 0; f < G.ids[kf].nfield; f++) {
+        ecs_entity ref = fz_related(e, rb >> (3 * f));
+        memcpy(v + G.ids[kf].field[f], &ref, sizeof ref);
+    }
+    fz_struct_call(3, e, G.ids[kf].lib, v);
+}
+static void op_prefab(void) {
+    unsigned x = fz_u8(), y = fz_u8();
+    switch (x % 8) {
+    case 0: case 1: case 2: case 3: fz_prefab_new(x, y); break;
+    case 4: fz_prefab_look(); break;
+    case 5: fz_prefab_refuse(y); break;
+    case 6: fz_destroy_with(y); break;
+    default: fz_set_fields(y); break;
+    }
+}
+
+/* ecs_instantiate / ecs_instantiate_many (0..5 instances, or too many; roots to out or not) of
+   a prefab, or of a handle that is none (ECS_ERR_ARG / ECS_ERR_STALE); BUSY when a loop holds a
+   table it fills; reserved in defer mode. */
+static void op_instantiate(void) {
+    static ecs_entity roots[FZ_MAXSLOT];
+    unsigned x = fz_u8(), nb = fz_u8();
+    ecs_entity p = x & 0x80 ? fz_pick_handle() : fz_pick_prefab();
+    int many = x & 1, use_out = !(x & 2);
+    size_t n = many ? (nb == 255 ? (size_t)1 << 31 : nb % 6) : 1;
+    int k = m_subtree_size(&G.m, p);
+    if (n <= 16 && G.m.nrec + n * (size_t)k > FZ_SLOT_SOFT) return;
+    int want = m_check_prefab(&G.m, p);
+    if (!want && n > INT32_MAX) want = ECS_ERR_ARG;
+    ecs_entity out[8] = {0};
+    long inj0 = fz_injected();
+    ecs_result r = ECS_OK;
+    if (many) r = ecs_instantiate_many(G.w, p, n, use_out ? out : NULL);
+    else {
+        out[0] = ecs_instantiate(G.w, p);
+        if (!out[0]) r = want ? (ecs_result)want : fz_injected() > inj0 ? ECS_ERR_NOMEM : ECS_ERR_BUSY;
+        if (!out[0]) FZ_CHECK(ecs_last_error(G.w)[0], "ecs_instantiate failed without an error line");
+    }
+    const char *what = many ? "ecs_instantiate_many" : "ecs_instantiate";
+    if (want) { fz_expect(r, want, what); return; }
+    if (r == ECS_ERR_NOMEM) { fz_nomem(inj0, what); return; }
+    if (fz_deferring()) {
+        fz_expect(r, ECS_OK, what);
+        for (size_t i = 0; i < n; i++) {
+            ecs_entity e;
+            m_defer_inst(&e, p);
+            if (use_out || !many)
+                FZ_CHECK(out[i] == e, "deferred %s: instance %zu = %#llx, model %#llx", what, i, FZ_H(out[i]), FZ_H(e));
+            FZ_CHECK(!ecs_is_alive(G.w, e), "a reserved instance is alive before the block ends");
+        }
+        return;
+    }
+    int pred = m_instantiate(&G.m, (uint32_t)p, (uint32_t)n, -1, roots);
+    fz_expect(r, pred, what);
+    if (pred) { fz_check_tables(); return; }
+    for (size_t i = 0; i < n; i++) {
+        if (use_out || !many)
+            FZ_CHECK(out[i] == roots[i], "%s: instance %zu = %#llx, model %#llx", what, i, FZ_H(out[i]),
+                     FZ_H(roots[i]));
+        if (i < 4) {
+            uint32_t sub[FZ_MAXSLOT < 64 ? FZ_MAXSLOT : 64];
+            static uint32_t nodes[FZ_MAXSLOT];
+            int kk = m_preorder(&G.m, (uint32_t)roots[i], nodes);
+            for (int j = 0; j < kk && j < 64; j++) { sub[j] = nodes[j]; fz_check_entity(sub[j]); }
+        }
+    }
+    fz_check_counts();
+}
+
+/* ecs_cmd_instantiate into a user buffer (of a prefab, or a handle that is none, a pending
+   one), then commands on its pending root: a value (entity fields naming the root or another
+   pending handle: live when it applies), a parent. */
+static void op_cmd_instantiate(void) {
+    if (!G.nbuf) return;
+    int b = (int)fz_below((unsigned)G.nbuf);
+    fz_list *L = &G.lists[b];
+    unsigned x = fz_u8();
+    ecs_entity p = !(x & 0x80) ? fz_pick_prefab() : x & 0x40 && L->serial && L->npend ?
+                   1ull << 63 | L->serial << 24 | (x & 0x3F) % (unsigned)L->npend : fz_pick_handle();
+    int k = m_subtree_size(&G.m, p);
+    if (L->npend >= FZ_MAXPEND || G.m.nrec + (uint32_t)(L->npend + 1) * (uint32_t)k > FZ_SLOT_SOFT) return;
+    int want = m_check_prefab(&G.m, p);
+    long inj0 = fz_injected();
+    ecs_entity e = ecs_cmd_instantiate(G.bufs[b], p);
+    if (want) {
+        FZ_CHECK(e == 0 && ecs_last_error(G.w)[0], "ecs_cmd_instantiate of %#llx, no live prefab, = %#llx", FZ_H(p),
+                 FZ_H(e));
+        return;
+    }
+    if (!e) { fz_nomem(inj0, "ecs_cmd_instantiate"); return; }
+    fz_check_pending(L, e, "ecs_cmd_instantiate");
+    fz_cmd *c = l_push(L, C_INST, -1, L->npend, 0, NULL);
+    c->parent = p;
+    L->created[L->npend++] = 0;
+    if (x & 1) {   /* a value for the root */
+        int kf = fz_pick_fielded(x >> 2);
+        ecs_id id = x & 2 && kf >= 0 ? G.ids[kf].lib : fz_pick_comp();
+        unsigned char v[100];
+        fz_fill(v, sizeof v, (uint64_t)x * 7 + (uint64_t)G.op);
+        int kk = fz_kid(id);
+        for (int f = 0; kk >= 0 && f < G.ids[kk].nfield; f++) {
+            ecs_entity ref = x & 4 ? e : 1ull << 63 | L->serial << 24 | (unsigned)f % (unsigned)L->npend;
+            memcpy(v + G.ids[kk].field[f], &ref, sizeof ref);
+        }
+        int w2 = m_cmd_check(L, C_SET, e, id, v);
+        inj0 = fz_injected();
+        ecs_result r = ecs_cmd_set(G.bufs[b], e, id, v);
+        if (!w2 && r == ECS_ERR_NOMEM) { fz_nomem(inj0, "ecs_cmd_set"); return; }
+        fz_expect(r, w2, "ecs_cmd_set on a pending instance");
+        if (!r) m_cmd_record(L, C_SET, e, id, v);
+    }
+    if (x & 8) {   /* a parent: another pending handle of the buffer, a prefab, 0 */
+        ecs_entity parent = x & 16 ? 1ull << 63 | L->serial << 24 : x & 32 ? fz_pick_prefab() : 0;
+        int w2 = m_cmd_check_parent(L, e, parent);
+        inj0 = fz_injected();
+        ecs_result r = ecs_cmd_set_parent(G.bufs[b], e, parent);
+        if (!w2 && r == ECS_ERR_NOMEM) { fz_nomem(inj0, "ecs_cmd_set_parent"); return; }
+        fz_expect(r, w2, "ecs_cmd_set_parent of a pending instance");
+        if (!r) m_cmd_record_parent(L, e, parent);
+    }
 }
 
 /* ---- systems: registration ----------------------------------------------- */
@@ -1984,6 +2865,23 @@ static void op_system_add(void) {
         S->nr += nre;
         S->interval = d.interval = ib == 0xFF ? -1 : (int)(ib % 4);
     }
+    if (G.v2) {   /* v2: instances from inside (P_*), of a prefab picked now; order_by, group_by */
+        S->b2 = fz_u8();
+        if (S->b2 & (P_INST | P_IMMI)) S->pf = fz_pick_prefab();
+        if (S->b2 & P_SORT) {   /* a term's id (or any), compare (or not: a broken pair) */
+            unsigned ob = fz_u8();
+            d.order_by = ob % 8 == 7 || !nt ? fz_pick_comp() : d.terms[ob % nt].id;
+            d.compare = ob % 16 == 15 ? NULL : fz_cmp_cb;
+            S->oq.cmode = ob >> 4 & 7;
+            S->oq.cseed = ob >> 7;
+        }
+        if (S->b2 & P_GROUP) {
+            unsigned gb = fz_u8();
+            d.group_by = fz_group_cb;
+            d.group_ctx = (void *)(uintptr_t)((gb & 7) | (uintptr_t)(gb >> 3) << 3);
+            S->oq.grp = 1; S->oq.gmode = gb & 7; S->oq.gseed = gb >> 3;
+        }
+    }
     /* the model's verdict */
     int ok = d.name && *d.name && d.fn;
     int n = 0;
@@ -1994,6 +2892,16 @@ static void op_system_add(void) {
     for (int i = 0; ok && i < S->nem && S->emits[i]; i++) if (!fz_is_ev(S->emits[i])) ok = 0;
     if (S->interval < 0) ok = 0;
     if (d.stage >= (ecs_stage)G.nstages || (d.flags & ~3u) || d.chunk_size < 0 || (d.chunk_size > 0 && d.flags)) ok = 0;
+    if (d.chunk_size > 0 && (d.order_by || d.compare)) ok = 0;   /* a chunked system cannot sort */
+    {
+        ecs_query_desc qd;
+        memset(&qd, 0, sizeof qd);
+        memcpy(qd.terms, d.terms, sizeof qd.terms);
+        qd.order_by = d.order_by; qd.compare = d.compare;
+        if (fz_query_desc(&qd, &S->oq)) ok = 0;   /* its query's terms and order (the order term's size: ctx) */
+        else if (S->oq.sorted)
+            d.compare_ctx = (void *)(uintptr_t)(S->oq.cmode | fz_size(S->oq.ok) << 3 | (uintptr_t)S->oq.cseed << 10);
+    }
     for (int l = 0; l < 3; l++)
         for (int i = 0; i < S->ndep[l]; i++) if (!*fz_snames[S->dep[l][i]]) ok = 0;
     long inj0 = fz_injected();
@@ -2001,6 +2909,8 @@ static void op_system_add(void) {
     if (!ok) {
         FZ_CHECK(s == 0, "ecs_system_add accepted a bad desc (system %u)", s);
         fz_expect(ECS_ERR_ARG, ECS_ERR_ARG, "ecs_system_add");
+        FZ_CHECK(fz_injected() > inj0 || !strstr(ecs_last_error(G.w), "out of memory"), "ecs_system_add refused a bad "
+                 "desc as out of memory, with no allocation failing: \"%s\"", ecs_last_error(G.w));
         return;
     }
     if (!s) { fz_nomem(inj0, "ecs_system_add"); return; }
@@ -2316,6 +3226,16 @@ static int fz_field_ok(const fz_sys *S, int t) {   /* may hold a field: a sized 
     return S->terms[t].oper != ECS_NOT && fz_size(fz_kid(S->terms[t].id)) > 0;
 }
 
+/* A system that writes the order key of sorted query q through its fields loops q not: the
+   writes of the batch out are stamped when it ends, after the loop's sort. */
+static int fz_nested_skip(const fz_sys *S, const fz_query *q) {
+    if (!q->sorted || !(S->behave & B_WRITE)) return 0;
+    for (int t = 0; t < S->nt; t++)
+        if ((S->terms[t].access & ECS_WRITE) && S->terms[t].oper != ECS_NOT && fz_kid(S->terms[t].id) == q->ok)
+            return 1;
+    return 0;
+}
+
 typedef struct fz_cbctx { fz_res *res; int n; } fz_cbctx;
 static void fz_push(fz_cbctx *c, uint64_t v, long inj0) {
     if (c->n < FZ_MAXRES) { c->res[c->n].v = v; c->res[c->n].inj = fz_injected() != inj0; }
@@ -2562,7 +3482,9 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
                     for (int t = 0; t < S->nt; t++) {
                         unsigned char *f = (unsigned char *)ecs_field(it, t);
                         int j = fz_declared(S, fz_kid(S->terms[t].id));
-                        if (!f || (S->terms[t].access & ECS_WRITE) || j < 0 || S->acc_w[j]) continue;
+                        if (!f || (S->terms[t].access & ECS_WRITE) || j < 0 || S->acc_w[j] ||
+                            fz_sorted_key(fz_kid(S->terms[t].id)))
+                            continue;
                         f[(size_t)i * fz_size(fz_kid(S->terms[t].id))] ^= 0x5A;
                         FZ_LOG(c, t);
                         break;
@@ -2576,7 +3498,8 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
     }
     uint64_t hb = fz_mix(S->seed ^ 0x5B, (uint64_t)it->chunk << 16 | (uint64_t)seq << 8 | dtb);
     fz_fill(val, sizeof val, hb);
-    if (S->behave & B_NESTED && G.nq) {   /* a query loop inside the system */
+    if (S->behave & B_NESTED && G.nq && !fz_nested_skip(S, &G.qs[(hb >> 4) % (unsigned)G.nq])) {   /* a query loop
+                                                                                        inside the system */
         const fz_query *q = &G.qs[(hb >> 4) % (unsigned)G.nq];
         uint64_t qh = FZ_FNV0;
         for (ecs_iter qi = ecs_query_iter(w, q->q); ecs_query_next(&qi);) {
@@ -2603,6 +3526,12 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
         }
         spawned = p;
     }
+    if (S->b2 & P_INST && ecs_count(w) < 200 && (S->chunk > 0 ? it->chunk < 4 : seq < 2)) {
+        long i0 = fz_injected();
+        ecs_entity p = ecs_cmd_instantiate(cm, S->pf);
+        fz_push(c, p, i0);
+        if (p) FZ_LOG(c, ecs_cmd_set(cm, p, fz_cb_id(hb >> 40), val));
+    }
     fz_ev_emits(it, S, seq, spawned, c);
     if (S->behave & B_IMM2 && excl && seq < 4) {
         if (S->behave & B_DEFER) FZ_LOG(c, ecs_defer_begin(w));
@@ -2626,6 +3555,13 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
             }
         }
         if (S->behave & B_DEFER && !(S->behave & B_DEFER_OPEN)) FZ_LOG(c, ecs_defer_end(w));
+    }
+    if (S->b2 & P_IMMI && seq < 4 && ecs_count(w) < 200) {   /* BUSY but in an exclusive system */
+        ecs_entity out = 0;
+        long i0 = fz_injected();
+        ecs_result r = ecs_instantiate_many(w, S->pf, 1, &out);
+        fz_push(c, (uint64_t)r, i0);
+        fz_push(c, out, i0);
     }
     if (S->behave & B_SLOW) fz_spin();
 }
@@ -2654,7 +3590,7 @@ static void fz_sys_fn(ecs_iter *it) {
     else if (S->chunk == 0 && it->chunk != 0) bad = "it->chunk";
     else if (it->count < 0 || (S->nt == 0 && it->count != 0) || (it->count && !it->entities)) bad = "it->count";
     int seq = S->chunk > 0 ? 0 : atomic_fetch_add(&S->seq, 1);
-    uint64_t fh = bad ? 0 : fz_fieldhash_lib(it, S);
+    uint64_t fh = bad ? 0 : fz_fieldhash_lib(it, S), group = bad ? 0 : ecs_iter_group(it);
     if (!bad && !S->inert) fz_behave(it, S, seq, &c);
     else if (!bad) fz_ev_reads(it, S, seq, &c);   /* inert systems only look (events too) */
     int li = atomic_fetch_add(&G.log_n, 1);
@@ -2667,15 +3603,14 @@ static void fz_sys_fn(ecs_iter *it) {
     }
     fz_logent *L = &G.log[li];
     L->sys = (int)(S - G.sys); L->chunk = it->chunk; L->thread = it->thread; L->count = it->count; L->seq = seq;
-    L->ent_off = eo; L->res_off = ro; L->res_n = (uint32_t)c.n; L->fieldhash = fh; L->bad = bad;
+    L->ent_off = eo; L->res_off = ro; L->res_n = (uint32_t)c.n; L->fieldhash = fh; L->bad = bad; L->group = group;
     for (int i = 0; i < it->count && !bad; i++) G.log_ents[eo + (unsigned)i] = it->entities[i];
     memcpy(&G.log_res[ro], res, (size_t)c.n * sizeof *res);
 }
 
 /* ---- the model of a frame ------------------------------------------------ */
-typedef struct fz_batch { int tab; uint32_t row, n; } fz_batch;
-
 static int fz_sys_match(const fz_sys *S, uint32_t mask) {
+    if (mask & FZ_PFB) return 0;   /* system terms never name the prefab tag here */
     for (int i = 0; i < S->nt; i++) {
         int has = (int)(mask >> fz_kid(S->terms[i].id) & 1);
         if (S->terms[i].oper == ECS_AND && !has) return 0;
@@ -2688,9 +3623,12 @@ static int fz_sys_match(const fz_sys *S, uint32_t mask) {
 static int fz_predict(const fz_sys *S, fz_batch *out, int max) {
     int n = 0;
     if (!S->nt) { out[0].tab = -1; out[0].row = out[0].n = 0; return 1; }
-    for (int t = 0; t < G.m.ntab; t++) {
+    if (S->oq.sorted) return m_query_batches(&S->oq, out, max);   /* its runs */
+    static fz_batch tabs[FZ_MAXTAB];
+    int ntabs = m_query_batches(&S->oq, tabs, FZ_MAXTAB);   /* (group, table) order */
+    for (int i = 0; i < ntabs; i++) {
+        int t = tabs[i].tab;
         uint32_t rows = G.m.tab[t].n;
-        if (!rows || !fz_sys_match(S, G.m.tab[t].mask)) continue;
         uint32_t step = S->chunk > 0 ? (uint32_t)S->chunk : rows;
         for (uint32_t r = 0; r < rows; r += step) {
             if (n == max) fz_bail("too many batches");
@@ -2732,7 +3670,11 @@ static void m_insert_tab(fz_model *m, int at, uint32_t mask) {
         fz_iter *I = &G.its[i];
         if (!I->active) continue;
         if (I->cur >= at) I->cur++;
-        if (I->cursor > at) I->cursor++;
+        if (I->lastt >= at) I->lastt++;
+        if (!I->sorted) continue;
+        for (int r = 0; r < I->nruns; r++) if (g_runs[i][r].tab >= at) g_runs[i][r].tab++;
+        memmove(&g_itlock[i][at + 1], &g_itlock[i][at], (size_t)(m->ntab - 1 - at));
+        g_itlock[i][at] = 0;
     }
 }
 static void fz_sync_tables_all(fz_model *m) {
@@ -2826,7 +3768,7 @@ static void mc_cmd(fz_mctx *mc, fz_list *L, int op, ecs_entity e, ecs_id id, con
 static void mc_struct(fz_mctx *mc, int kind, ecs_entity e, ecs_id id, const unsigned char *v, const char *what) {
     int k = fz_kid(id);
     int want = m_target(e);
-    if (!want && kind && !fz_is_comp(id)) want = ECS_ERR_ARG;
+    if (!want && kind && !fz_addable(id)) want = ECS_ERR_ARG;
     if (!want && kind == 3 && m_alive(&G.m, e) && m_has(&G.m, (uint32_t)e, k) && !mc_access(mc, k, 1, e)) {
         FZ_CHECK(mc_take(mc, ECS_ERR_ACCESS, ECS_ERR_NOMEM, what), "refused");
         mc_refuse();
@@ -2870,7 +3812,7 @@ static void mc_set_parent(fz_mctx *mc, ecs_entity child, ecs_entity parent, cons
         return;
     }
     if (!want && G.phase_systems) want = ECS_ERR_BUSY;
-    if (!want && parent && m_is_ancestor(&G.m, (uint32_t)child, (uint32_t)parent)) want = ECS_ERR_ARG;
+    if (!want && m_set_parent_bad(&G.m, (uint32_t)child, parent)) want = ECS_ERR_ARG;
     if (!mc_take(mc, (uint64_t)want, ECS_ERR_NOMEM, what)) { g_nomem_imm = 1; return; }
     if (!want) m_set_parent(&G.m, (uint32_t)child, parent);
 }
@@ -3028,6 +3970,53 @@ static void fz_sim_events(fz_mctx *mc, ecs_entity spawned) {
     }
 }
 
+/* A pending handle a system's buffer handed out (ecs_cmd_create, ecs_cmd_instantiate): its
+   serial new after an apply, no other buffer's, and the next index. */
+static void mc_new_pending(fz_mctx *mc, ecs_entity p, const char *call) {
+    fz_sys *S = mc->S;
+    fz_list *cl = mc->cl;
+    int si = (int)(S - G.sys) + 1;
+    char what[96];
+    snprintf(what, sizeof what, "%s in system %d", call, si);
+    uint64_t serial = p >> 24 & ((1ull << 39) - 1);
+    if (!cl->serial) {
+        FZ_CHECK(serial != S->serial_seen[mc->chunk] || !serial, "system %d: a pending serial repeats after an apply",
+                 si);
+        for (int o = 0; o < G.nsys; o++)
+            for (int b = 0; b < G.sys[o].nbuf; b++)
+                FZ_CHECK(&G.sys[o].buf[b] == cl || G.sys[o].buf[b].serial != serial,
+                         "two command buffers share pending serial %llu", (unsigned long long)serial);
+    }
+    fz_check_pending(cl, p, what);
+    S->serial_seen[mc->chunk] = serial;
+}
+/* ecs_instantiate_many(w, S->pf, 1, &out) from a system: ECS_ERR_BUSY but in an exclusive
+   one, where it is made now (or reserved in an open defer block). */
+static void mc_instantiate(fz_mctx *mc) {
+    ecs_entity pf = mc->S->pf, out = 0;
+    int want = m_check_prefab(&G.m, pf);
+    if (!want && G.phase_systems) want = ECS_ERR_BUSY;
+    if (want) {
+        mc_exact(mc, (uint64_t)want, "ecs_instantiate_many in a system");
+    } else if (fz_deferring()) {
+        if (mc_take(mc, ECS_OK, ECS_ERR_NOMEM, "ecs_instantiate_many in a defer block")) m_defer_inst(&out, pf);
+        else g_nomem_imm = 1;
+    } else {
+        const fz_res *r = mc_next(mc, "ecs_instantiate_many in an exclusive system");
+        if (r->v == ECS_ERR_NOMEM && r->inj) {
+            g_nomem_imm = 1;
+            if (m_inst_new_tables(&G.m, (uint32_t)pf))
+                fz_bail("an instantiate in a frame failed and may have made a table");
+        } else {
+            int got = m_instantiate(&G.m, (uint32_t)pf, 1, -1, &out);
+            FZ_CHECK(r->v == (uint64_t)got, "system %d: ecs_instantiate_many = %s, the model says %s",
+                     (int)(mc->S - G.sys) + 1, ecs_result_str((ecs_result)r->v), ecs_result_str((ecs_result)got));
+            if (got) out = 0;
+        }
+    }
+    mc_exact(mc, out, "the instance ecs_instantiate_many made");
+}
+
 /* The model's side of fz_behave: the same choices, checked call by call. */
 static void fz_sim_batch(fz_mctx *mc) {
     fz_sys *S = mc->S;
@@ -3041,6 +4030,9 @@ static void fz_sim_batch(fz_mctx *mc) {
                  "row %u)", si, i, FZ_H(G.log_ents[L->ent_off + i]), FZ_H(want), mc->btab, mc->brow + i);
     }
     FZ_CHECK(L->fieldhash == m_fieldhash(mc), "system %d: the field values differ from the model", si);
+    uint64_t wg = mc->btab >= 0 ? q_group(&S->oq, G.m.tab[mc->btab].mask) : 0;
+    FZ_CHECK(L->group == wg, "system %d: ecs_iter_group = %#llx, the model %#llx (table %d)", si,
+             (unsigned long long)L->group, (unsigned long long)wg, mc->btab);
     fz_sim_reads(mc);
     if (S->inert) { FZ_CHECK(mc->ri == L->res_n, "an inert system made calls"); return; }
     uint32_t dtb = (uint32_t)(G.dt * 4.0f);
@@ -3137,7 +4129,9 @@ static void fz_sim_batch(fz_mctx *mc) {
                 if (G.check_reads && G.threads == 1)
                     for (int t = 0; t < S->nt; t++) {
                         int kk = fz_kid(S->terms[t].id), j = fz_declared(S, kk);
-                        if (!mc_field(mc, t) || (S->terms[t].access & ECS_WRITE) || j < 0 || S->acc_w[j]) continue;
+                        if (!mc_field(mc, t) || (S->terms[t].access & ECS_WRITE) || j < 0 || S->acc_w[j] ||
+                            fz_sorted_key(kk))
+                            continue;
                         m_val(&G.m, s, kk)[0] ^= 0x5A;
                         mc_take(mc, (uint64_t)t, 999, "a write through a READ field");
                         read_write = 1;
@@ -3152,25 +4146,31 @@ static void fz_sim_batch(fz_mctx *mc) {
     }
     uint64_t hb = fz_mix(S->seed ^ 0x5B, (uint64_t)L->chunk << 16 | (uint64_t)seq << 8 | dtb);
     fz_fill(val, sizeof val, hb);
-    if (S->behave & B_NESTED && G.nq) {
+    if (S->behave & B_NESTED && G.nq && !fz_nested_skip(S, &G.qs[(hb >> 4) % (unsigned)G.nq])) {
         const fz_query *q = &G.qs[(hb >> 4) % (unsigned)G.nq];
-        uint64_t qh = FZ_FNV0;
+        uint64_t qh = FZ_FNV0, fail = qh + 1;
         if (!mc_query_access(S, excl, q)) mc_refuse();
-        else
-            for (int t = 0; t < G.m.ntab; t++) {
-                const fz_tab *tb = &G.m.tab[t];
-                if (!tb->n || !q_match(q, tb->mask)) continue;
-                qh = fz_fnv64(qh, (uint64_t)tb->n);
-                for (uint32_t r = 0; r < tb->n; r++) qh = fz_fnv64(qh, m_h(&G.m, tb->rows[r]));
+        else if (q->sorted && (q->open || (!excl && !(S->flags & ECS_SYSTEM_MAIN_THREAD)))) {
+            /* ECS_ERR_BUSY: the order is the query's own state (a loop is open; or a worker could run it) */
+        } else {
+            static fz_batch qb[FZ_MAXSLOT];
+            int nb = m_query_batches(q, qb, FZ_MAXSLOT);
+            if (q->sorted) { fail = FZ_FNV0; FZ_STAT(ST_NESTED_SORTED); }   /* (the sort may run out of memory) */
+            for (int b = 0; b < nb; b++) {
+                const fz_tab *tb = &G.m.tab[qb[b].tab];
+                uint32_t row = qb[b].row, n = qb[b].n;
+                qh = fz_fnv64(qh, (uint64_t)n);
+                for (uint32_t r = 0; r < n; r++) qh = fz_fnv64(qh, m_h(&G.m, tb->rows[row + r]));
                 for (int i = 0; i < q->nt; i++) {
                     int k = q->k[i];
                     if (q->oper[i] == ECS_NOT || !(tb->mask >> k & 1) || !fz_size(k)) continue;
-                    for (uint32_t r = 0; r < tb->n; r++) qh = fz_fnv(qh, m_val(&G.m, tb->rows[r], k), fz_size(k));
+                    for (uint32_t r = 0; r < n; r++) qh = fz_fnv(qh, m_val(&G.m, tb->rows[row + r], k), fz_size(k));
                 }
             }
-        mc_take(mc, qh, qh + 1, "a query loop inside a system");
+        }
+        mc_take(mc, qh, fail, "a query loop inside a system");
     }
-    if (S->behave & B_SPAWN && G.m.alive < 200 && (S->chunk > 0 ? L->chunk < 4 : seq < 2)) {
+    if (S->behave & B_SPAWN && m_count(&G.m) < 200 && (S->chunk > 0 ? L->chunk < 4 : seq < 2)) {
         fz_list *cl = mc->cl;
         const fz_res *r = mc_next(mc, "ecs_cmd_create");
         ecs_entity p = (ecs_entity)r->v;
@@ -3178,19 +4178,8 @@ static void fz_sim_batch(fz_mctx *mc) {
             FZ_CHECK(r->inj, "system %d: ecs_cmd_create failed with no allocation failing", si);
             g_nomem_rec = 1;
         } else {
-            char what[64];
-            snprintf(what, sizeof what, "ecs_cmd_create in system %d", si);
-            uint64_t serial = p >> 24 & ((1ull << 39) - 1);
-            if (!cl->serial) {
-                FZ_CHECK(serial != S->serial_seen[mc->chunk] || !serial,
-                         "system %d: a pending serial repeats after an apply", si);
-                for (int o = 0; o < G.nsys; o++)
-                    for (int b = 0; b < G.sys[o].nbuf; b++)
-                        FZ_CHECK(&G.sys[o].buf[b] == cl || G.sys[o].buf[b].serial != serial,
-                                 "two command buffers share pending serial %llu", (unsigned long long)serial);
-            }
-            fz_check_pending(cl, p, what);
-            S->serial_seen[mc->chunk] = serial;
+            mc_new_pending(mc, p, "ecs_cmd_create");
+            cl->created[cl->npend] = 0;
             l_push(cl, C_CREATE, -1, cl->npend++, 0, NULL);
             ecs_id id1 = fz_cb_id(hb), id2 = fz_cb_id(hb >> 8);
             mc_cmd(mc, cl, C_SET, p, id1, val, "ecs_cmd_set (pending)");
@@ -3200,6 +4189,23 @@ static void fz_sim_batch(fz_mctx *mc) {
         }
         spawned = p;
     }
+    if (S->b2 & P_INST && m_count(&G.m) < 200 && (S->chunk > 0 ? L->chunk < 4 : seq < 2)) {
+        fz_list *cl = mc->cl;
+        const fz_res *r = mc_next(mc, "ecs_cmd_instantiate");
+        ecs_entity p = (ecs_entity)r->v;
+        if (m_check_prefab(&G.m, S->pf)) {
+            FZ_CHECK(!p, "system %d: ecs_cmd_instantiate of %#llx, no live prefab, = %#llx", si, FZ_H(S->pf), FZ_H(p));
+        } else if (!p) {
+            FZ_CHECK(r->inj, "system %d: ecs_cmd_instantiate failed with no allocation failing", si);
+            g_nomem_rec = 1;
+        } else {
+            mc_new_pending(mc, p, "ecs_cmd_instantiate");
+            fz_cmd *ic = l_push(cl, C_INST, -1, cl->npend, 0, NULL);
+            ic->parent = S->pf;
+            cl->created[cl->npend++] = 0;
+            mc_cmd(mc, cl, C_SET, p, fz_cb_id(hb >> 40), val, "ecs_cmd_set (an instance)");
+        }
+    }
     fz_sim_events(mc, spawned);
     if (S->behave & B_IMM2 && excl && seq < 4) {
         if (S->behave & B_DEFER) {
@@ -3207,7 +4213,7 @@ static void fz_sim_batch(fz_mctx *mc) {
             else { FZ_CHECK(!G.defer_exists, "ecs_defer_begin failed"); g_nomem_imm = 1; }
         }
         ecs_id id1 = fz_cb_id(hb >> 20), id2 = fz_cb_id(hb >> 28);
-        if (G.m.alive < 200) {
+        if (m_count(&G.m) < 200) {
             ecs_entity want = fz_deferring() || !m_locked(&G.m, 0) ? m_next_handle() : 0;
             ecs_entity e2 = 0;
             if (mc_take(mc, want, 0, "ecs_create in an exclusive system")) {
@@ -3227,6 +4233,7 @@ static void fz_sim_batch(fz_mctx *mc) {
         }
         if (S->behave & B_DEFER && !(S->behave & B_DEFER_OPEN)) mc_defer_end(mc);
     }
+    if (S->b2 & P_IMMI && seq < 4 && m_count(&G.m) < 200) mc_instantiate(mc);
     FZ_CHECK(mc->ri == L->res_n, "system %d made %u calls, the model %u", si, L->res_n, mc->ri);
     FZ_STAT(ST_BATCHES);
     if (excl) FZ_STAT(ST_EXCL_BATCHES);
@@ -3539,17 +4546,46 @@ static void fz_run_exclusive(int s) {
         fz_sim_batch(&mc);
         return;
     }
-    for (int t = 0; t < G.m.ntab; t++) {
-        if (!G.m.tab[t].n || !fz_sys_match(S, G.m.tab[t].mask)) continue;
+    /* Sorted: the runs of its order at its start, every matched table locked until it ends; else
+       the next matched table with rows after the last batch's in (group, table) order (tables its
+       own changes make included). */
+    static fz_batch runs[FZ_MAXSLOT];
+    static uint8_t held[FZ_MAXTAB];
+    const fz_query *q = &S->oq;
+    int nr = 0, r = 0, last = -1, ntab0 = G.m.ntab;
+    if (q->sorted) {
+        nr = m_query_batches(q, runs, FZ_MAXSLOT);
+        for (int t = 0; t < G.m.ntab; t++) { held[t] = (uint8_t)q_match(q, G.m.tab[t].mask); G.m.lock[t] += held[t]; }
+    }
+    for (;;) {
+        int t = -1;
+        uint32_t row = 0, n = 0;
+        if (q->sorted) {
+            if (r == nr) break;
+            t = runs[r].tab; row = runs[r].row; n = runs[r].n;
+            r++;
+        } else {
+            uint64_t bg = 0, lg = last >= 0 ? q_group(q, G.m.tab[last].mask) : 0;
+            for (int u = 0; u < G.m.ntab; u++) {
+                if (!G.m.tab[u].n || !q_match(q, G.m.tab[u].mask)) continue;
+                uint64_t g = q_group(q, G.m.tab[u].mask);
+                if (last >= 0 && (g < lg || (g == lg && u <= last))) continue;
+                if (t < 0 || g < bg) { t = u; bg = g; }
+            }
+            if (t < 0) break;
+            n = G.m.tab[t].n;
+            last = t;
+        }
         FZ_CHECK(b < nent, "exclusive system %d ran %d batches, the model has more (table %d)", s + 1, nent, t);
         mc.L = &G.log[g_sysent[s][b]];
         FZ_CHECK(mc.L->seq == b && mc.L->chunk == 0, "exclusive system %d: batch %d has seq %d", s + 1, b, mc.L->seq);
-        mc.ri = 0; mc.btab = t; mc.brow = 0; mc.bn = G.m.tab[t].n;
+        mc.ri = 0; mc.btab = t; mc.brow = row; mc.bn = n;
         G.m.lock[t]++;
         fz_sim_batch(&mc);
         G.m.lock[t]--;
         b++;
     }
+    for (int t = 0; q->sorted && t < ntab0; t++) G.m.lock[t] -= held[t];
     FZ_CHECK(b == nent, "exclusive system %d ran %d batches, the model %d", s + 1, nent, b);
 }
 static void fz_run_system(int s) {
@@ -3913,12 +4949,15 @@ enum { OP_COMP, OP_RES, OP_CREATE, OP_CREATE_MANY, OP_DESTROY, OP_ADD, OP_REMOVE
        OP_MISC, OP_PARENT, OP_COUNT_V1,
        /* reached only once an event type exists (op_register's escape makes the first): inputs without
           events decode as before */
-       OP_EVENT = OP_COUNT_V1, OP_WEMIT, OP_OBSERVE, OP_COUNT };
-static const char *const fz_opnames[OP_COUNT] = {
+       OP_EVENT = OP_COUNT_V1, OP_WEMIT, OP_OBSERVE, OP_COUNT,
+       /* reached only once v2 is on (op_register's FZ_V2_ESC): prefabs, sorted and grouped loops */
+       OP_PREFAB = OP_COUNT, OP_INST, OP_CMDINST, OP_QNEW2, OP_ITGROUP, OP_COUNT2 };
+static const char *const fz_opnames[OP_COUNT2] = {
     "component", "resource", "create", "create_many", "destroy", "add", "remove", "set", "read", "resource_get",
     "query_new", "query_free", "query_count", "iter_begin", "iter_next", "iter_write", "iter_fini", "iter_full",
     "defer_begin", "defer_end", "commands_new", "commands_free", "cmd_create", "cmd", "commands_apply", "stage_add",
-    "system_add", "validate", "progress", "oom", "misc", "set_parent", "event", "world_emit", "observe"};
+    "system_add", "validate", "progress", "oom", "misc", "set_parent", "event", "world_emit", "observe",
+    "prefab", "instantiate", "cmd_instantiate", "query_new2", "iter_group"};
 
 static void fz_reset(void) {
     for (int i = 0; i < FZ_MAXBUF; i++) l_free(&G.lists[i]);
@@ -3955,6 +4994,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     G.m.dropped = 0;
     G.m.ntab = 1;
     G.m.tab[0].mask = 0; G.m.tab[0].n = 0; G.m.lock[0] = 0;
+    memset(&G.ids[FZ_PF], 0, sizeof G.ids[FZ_PF]);
+    G.ids[FZ_PF].lib = FZ_ID0;   /* the prefab tag: a tag */
     G.data = data; G.size = size; G.trace = trace;
     unsigned cfg = fz_u8();
     G.threads = 1 + (int)(cfg & 1);
@@ -3983,7 +5024,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FZ_CHECK(G.all != NULL, "the full query");
     if (!setjmp(G.bail)) {
         while (!G.eof && G.op < FZ_MAXOPS) {
-            unsigned op = fz_u8() % (G.nev ? OP_COUNT : OP_COUNT_V1);
+            unsigned op = fz_u8() % (G.v2 ? OP_COUNT2 : G.nev ? OP_COUNT : OP_COUNT_V1);
             if (G.eof) break;
             G.op++;
             FZ_STAT(ST_OPS);
@@ -4025,8 +5066,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             case OP_EVENT: op_event(fz_u8()); break;
             case OP_WEMIT: op_world_emit(); break;
             case OP_OBSERVE: op_observe(); break;
+            case OP_PREFAB: op_prefab(); break;
+            case OP_INST: op_instantiate(); break;
+            case OP_CMDINST: op_cmd_instantiate(); break;
+            case OP_QNEW2: op_query_new2(); break;
+            case OP_ITGROUP: op_iter_group(); break;
             default: op_misc(); break;
             }
+            fz_check_iters();
             if (++G.ops_since_check >= 16 || G.m.alive <= 24 || G.trace) fz_check_world();
             else fz_check_counts();
         }
