@@ -4943,6 +4943,7 @@ static bool ecs__spawn_way(ecs_world *w, ecs__spawn *sp, const ecs_id *ids, uint
     sp->n = 0;
     path[0] = w->tab.tables[0];
     for (uint32_t i = 0; i < n; i++) {
+        if (ecs__locked(w, path[i])) return false;   /* one by one stops here: no later table made */
         const ecs__edge_to *edge = ecs__edge_get(path[i], ids[i], false);
         if (!edge && !(edge = ecs__table_step(w, path[i], ids[i], false))) {
             *res = ECS__OOM(w, "ecs_commands_apply");
@@ -6343,6 +6344,7 @@ static ecs_result ecs__instantiate_call(ecs_world *w, const char *fn, ecs_entity
     if (r) return r;
     if (n > ECS__MAX_ROWS) return ecs__fail(w, ECS_ERR_ARG, "%s: n is too large", fn);
     if ((r = ecs__check_running(w, fn))) return r;
+    if (!n) return ECS_OK;   /* nothing to make (no table either) */
     if (ecs__deferring(w)) {
         ecs_commands *c = ecs__defer_buf(w);
         uint32_t count = c->count, head = w->ent.free_head, slots = w->ent.record_count;

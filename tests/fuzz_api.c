@@ -2704,7 +2704,7 @@ static void op_instantiate(void) {
         }
         return;
     }
-    int pred = m_instantiate(&G.m, (uint32_t)p, (uint32_t)n, -1, roots);
+    int pred = n ? m_instantiate(&G.m, (uint32_t)p, (uint32_t)n, -1, roots) : ECS_OK;   /* 0: nothing made */
     fz_expect(r, pred, what);
     if (pred) { fz_check_tables(); return; }
     for (size_t i = 0; i < n; i++) {
