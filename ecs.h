@@ -3851,8 +3851,9 @@ static void ecs__table_fini(ecs_world *w) {
    copy of the matches, which a loop may see grow), and per table a shadow
    of its entity and key columns at the sort. A loop start re-sorts only
    what changed: with nothing changed since the sort (the change stamps of
-   the order column and of the tables' structure say so) the runs are
-   reused; else each table is compared with its shadow (one pass over both,
+   the order column and of the tables' structure say so, and each table
+   still has its shadow's row count: a last row leaving stamps nothing) the
+   runs are reused; else each table is compared with its shadow (one pass over both,
    in row order), the rows that differ are sorted, their old entries
    dropped, and each binary-searched into the rest, which keep their order
    and places. compare calls grow with what changed (c log c + c log n),
@@ -7832,16 +7833,65 @@ static void ecs__system_gate(const ecs_world *w, ecs__system *s) {
     ecs__system_plain(w, s);
 }
 
-static ecs_query *ecs__system_query(ecs_world *w, const ecs_system_desc *d) {
-    ecs_query_desc qd;
-    memset(&qd, 0, sizeof qd);
-    memcpy(qd.terms, d->terms, sizeof qd.terms);
-    qd.group_by = d->group_by;
-    qd.group_ctx = d->group_ctx;
-    qd.order_by = d->order_by;
-    qd.compare = d->compare;
-    qd.compare_ctx = d->compare_ctx;
-    return ecs_query_new(w, &qd);
+/* The query desc of a system's terms, order and groups. */
+static void ecs__system_qdesc(const ecs_system_desc *d, ecs_query_desc *qd) {
+    memset(qd, 0, sizeof *qd);
+    memcpy(qd->terms, d->terms, sizeof qd->terms);
+    qd->group_by = d->group_by;
+    qd->group_ctx = d->group_ctx;
+    qd->order_by = d->order_by;
+    qd->compare = d->compare;
+    qd->compare_ctx = d->compare_ctx;
+}
+
+/* Everything ecs_system_add checks in a desc besides its names: its terms
+   (their count in *terms), lists, stage, flags and order (its query's desc
+   in qd). */
+static ecs_result ecs__system_check(ecs_world *w, const char *fn, const ecs_system_desc *d, int *terms,
+                                    ecs_query_desc *qd) {
+    if (ecs__terms_check(w, fn, d->terms, terms) || ecs__ids_check(w, d->reads, "reads") ||
+        ecs__ids_check(w, d->writes, "writes") || ecs__ids_check(w, d->emits, "emits"))
+        return ECS_ERR_ARG;
+    for (int l = 0; l < 2; l++)   /* event types only in emits and reads */
+        for (int i = 0; i < ECS_MAX_TERMS && (l ? d->emits : d->writes)[i]; i++) {
+            ecs_id id = (l ? d->emits : d->writes)[i];
+            if (!w->reg.ids[id].event == !l) continue;
+            ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": \"%s\" %s", fn, d->name, w->reg.ids[id].name, l ?
+                      "in emits is not an event type (ecs_event_init makes one)" : "is an event type: it goes in "
+                      "emits (to emit it) or reads (to read it), not in writes");
+            return ECS_ERR_ARG;
+        }
+    if (d->stage >= w->sys.stage_count) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" names stage %u, which does not exist", fn, d->name,
+                  (unsigned)d->stage);
+        return ECS_ERR_ARG;
+    }
+    if (d->flags & ~(uint32_t)(ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has unknown flags 0x%x", fn, d->name, (unsigned)d->flags);
+        return ECS_ERR_ARG;
+    }
+    if (d->chunk_size < 0 || (d->chunk_size > 0 && d->flags)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": chunk_size must be >= 0, and 0 for MAIN_THREAD "
+                  "and EXCLUSIVE systems (they run on one thread)", fn, d->name);
+        return ECS_ERR_ARG;
+    }
+    if (d->interval < 0) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": interval %d is negative", fn, d->name, d->interval);
+        return ECS_ERR_ARG;
+    }
+    if (d->chunk_size > 0 && (d->order_by || d->compare)) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is chunked: its chunks cannot follow one sorted order "
+                  "(group_by can split it; drop chunk_size to sort)", fn, d->name);
+        return ECS_ERR_ARG;
+    }
+    ecs__system_qdesc(d, qd);   /* its query's order is checked here, under this call's name */
+    int order_term = -1;
+    if (ecs__order_check(w, fn, qd, *terms, &order_term)) return ECS_ERR_ARG;
+    if (!*terms && d->group_by) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has group_by but no terms: there is nothing to group", fn, d->name);
+        return ECS_ERR_ARG;
+    }
+    return ECS_OK;
 }
 
 ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
@@ -7852,41 +7902,8 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     if (!d->name || !*d->name) { ecs__fail(w, ECS_ERR_ARG, "%s: name is NULL or empty", fn); return 0; }
     if (!d->fn) { ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has no callback (fn)", fn, d->name); return 0; }
     int terms = 0;
-    if (ecs__terms_check(w, fn, d->terms, &terms) || ecs__ids_check(w, d->reads, "reads") ||
-        ecs__ids_check(w, d->writes, "writes") || ecs__ids_check(w, d->emits, "emits"))
-        return 0;
-    for (int l = 0; l < 2; l++)   /* event types only in emits and reads */
-        for (int i = 0; i < ECS_MAX_TERMS && (l ? d->emits : d->writes)[i]; i++) {
-            ecs_id id = (l ? d->emits : d->writes)[i];
-            if (!w->reg.ids[id].event == !l) continue;
-            ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": \"%s\" %s", fn, d->name, w->reg.ids[id].name, l ?
-                      "in emits is not an event type (ecs_event_init makes one)" : "is an event type: it goes in "
-                      "emits (to emit it) or reads (to read it), not in writes");
-            return 0;
-        }
-    if (d->stage >= w->sys.stage_count) {
-        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" names stage %u, which does not exist", fn, d->name,
-                  (unsigned)d->stage);
-        return 0;
-    }
-    if (d->flags & ~(uint32_t)(ECS_SYSTEM_MAIN_THREAD | ECS_SYSTEM_EXCLUSIVE)) {
-        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has unknown flags 0x%x", fn, d->name, (unsigned)d->flags);
-        return 0;
-    }
-    if (d->chunk_size < 0 || (d->chunk_size > 0 && d->flags)) {
-        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": chunk_size must be >= 0, and 0 for MAIN_THREAD "
-                  "and EXCLUSIVE systems (they run on one thread)", fn, d->name);
-        return 0;
-    }
-    if (d->interval < 0) {
-        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\": interval %d is negative", fn, d->name, d->interval);
-        return 0;
-    }
-    if (d->chunk_size > 0 && (d->order_by || d->compare)) {
-        ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" is chunked: its chunks cannot follow one sorted order "
-                  "(group_by can split it; drop chunk_size to sort)", fn, d->name);
-        return 0;
-    }
+    ecs_query_desc qd;
+    if (ecs__system_check(w, fn, d, &terms, &qd)) return 0;
     /* one block holds the name and every dependency name */
     const char *const *lists[ECS__DEP_LISTS] = {d->after, d->before, d->independent_of};
     size_t bytes = strlen(d->name) + 1;
@@ -7902,10 +7919,13 @@ ECS_API ecs_system ecs_system_add(ecs_world *w, const ecs_system_desc *d) {
     char *block = NULL;
     ecs_query *q = NULL;
     if (!ECS__RESERVE(w, w->sys.systems, w->sys.system_cap, (size_t)w->sys.system_count + 1) ||
-        !ecs__map_reserve(w, &w->sys.system_names, 1) || !(block = (char *)ecs__alloc(w, bytes)) ||
-        (terms && !(q = ecs__system_query(w, d)))) {
+        !ecs__map_reserve(w, &w->sys.system_names, 1) || !(block = (char *)ecs__alloc(w, bytes))) {
         ecs__free(w, block);
         ECS__OOM(w, fn);
+        return 0;
+    }
+    if (terms && !(q = ecs_query_new(w, &qd))) {   /* its error stands (memory, or change stamps) */
+        ecs__free(w, block);
         return 0;
     }
     ecs__system *s = &w->sys.systems[w->sys.system_count];

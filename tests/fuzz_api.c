@@ -1585,6 +1585,19 @@ static void fz_ev_fill(unsigned char *v, int k, uint64_t seed, ecs_entity h) {
     for (int f = 0; f < G.ids[k].nfield; f++) memcpy(v + G.ids[k].field[f], &h, sizeof h);
 }
 
+/* The model of a desc's layout: 1 if its entity fields fit (each a whole
+   ecs_entity inside the value) and its alignment is valid, with the one the
+   library keeps in *out (the given one, or the natural one when 0; 0 for a
+   tag). */
+static int fz_layout(size_t size, size_t align, const size_t *fields, int nf, size_t *out) {
+    for (int i = 0; i < nf; i++)
+        if (fields[i] > size || size - fields[i] < sizeof(ecs_entity)) return 0;
+    size_t a = align;
+    if (size == 0) a = 0;
+    else if (a == 0) for (a = 1; a < 16 && size % (a * 2) == 0; a *= 2) {}
+    *out = a;
+    return !size || !((a & (a - 1)) || a > 64 || size % a);
+}
 /* An event type: ecs_event, or ecs_event_init with entity fields (in bounds
    or not, a count out of range). Names are shared with components and
    resources. */
@@ -1605,12 +1618,8 @@ static void op_event(unsigned how) {
     int use_short = !(how & 1) && nf == 0;
     /* the model's answer */
     int ok = name && *name && size <= INT32_MAX && nf >= 0 && nf <= ECS_MAX_ENTITY_FIELDS, want_new = 0;
-    for (int i = 0; ok && i < nf; i++)
-        if (d.entity_fields[i] > size || size - d.entity_fields[i] < sizeof(ecs_entity)) ok = 0;
-    size_t a = align;
-    if (ok && size == 0) a = 0;
-    else if (ok && a == 0) for (a = 1; a < 16 && size % (a * 2) == 0; a *= 2) {}
-    if (ok && size && ((a & (a - 1)) || a > 64 || size % a)) ok = 0;
+    size_t a = 0;
+    if (ok) ok = fz_layout(size, align, d.entity_fields, nf, &a);
     ecs_id want = 0;
     if (ok) {
         int found = -1;
@@ -2462,12 +2471,8 @@ static void op_component_init(unsigned how) {
     d.entity_field_count = nf;
     /* the model's answer */
     int ok = name && *name && nf >= 0 && nf <= ECS_MAX_ENTITY_FIELDS && !(size == 0 && nf), want_new = 0;
-    for (int i = 0; ok && i < nf; i++)
-        if (d.entity_fields[i] > size || size - d.entity_fields[i] < sizeof(ecs_entity)) ok = 0;
-    size_t a = align;
-    if (ok && size == 0) a = 0;
-    else if (ok && a == 0) for (a = 1; a < 16 && size % (a * 2) == 0; a *= 2) {}
-    if (ok && size && ((a & (a - 1)) || a > 64 || size % a)) ok = 0;
+    size_t a = 0;
+    if (ok) ok = fz_layout(size, align, d.entity_fields, nf, &a);
     ecs_id want = 0;
     if (ok) {
         int found = -1;
@@ -2902,6 +2907,7 @@ static void op_system_add(void) {
         else if (S->oq.sorted)
             d.compare_ctx = (void *)(uintptr_t)(S->oq.cmode | fz_size(S->oq.ok) << 3 | (uintptr_t)S->oq.cseed << 10);
     }
+    if (!n && d.group_by) ok = 0;   /* nothing to group */
     for (int l = 0; l < 3; l++)
         for (int i = 0; i < S->ndep[l]; i++) if (!*fz_snames[S->dep[l][i]]) ok = 0;
     long inj0 = fz_injected();
@@ -4393,8 +4399,10 @@ static void m_deliver(void) {
    staged events, the queue if take_waiting, the buffers of the stage's
    systems that ran), 0 if it delivered nothing and there was only the
    queue (it waits); else the model cannot follow (bail), or the library
-   delivered part (a mismatch). */
-static int fz_ev_peek(int stage, int take_waiting) {
+   delivered part (a mismatch). later: more sync points may have followed
+   (the queue's, each delivering what the one before echoed), so the library
+   may have delivered more than this one: the caller checks the sum. */
+static int fz_ev_peek(int stage, int take_waiting, int later) {
     uint64_t cnt[FZ_MAXI] = {0};
     int listed = G.staged.nev > 0, moved = 0, still = 0;
     for (int i = 0; i < G.staged.nev; i++) cnt[G.staged.ev[i].k]++;
@@ -4410,7 +4418,7 @@ static int fz_ev_peek(int stage, int take_waiting) {
         const ecs__evlog *L = &G.w->ev.logs[G.w->reg.ids[G.ids[k].lib].event - 1];
         if (L->base + L->count != L->end) fz_bail("events staged by a sync point that ran out of memory");
         uint64_t d = L->end - G.evl[k].end;
-        FZ_CHECK(d == 0 || d == cnt[k], "a sync point that ran out of memory delivered %llu events of type %d, the "
+        FZ_CHECK(d == 0 || d == cnt[k] || (later && d > cnt[k]), "a sync point that ran out of memory delivered %llu events of type %d, the "
                  "model has %llu to deliver there: part of a delivery", (unsigned long long)d, k,
                  (unsigned long long)cnt[k]);
         if (cnt[k]) { if (d) moved = 1; else still = 1; }
@@ -4425,7 +4433,14 @@ static int fz_ev_peek(int stage, int take_waiting) {
    turn that ran no system), the readers' places and the stage turns as the
    library has them (which systems it reached then is not modelled). */
 static void fz_ev_settle(void) {
-    while (G.waiting.nev && fz_ev_peek(-2, 1)) { m_stage_sync(-2, 1); m_deliver(); }
+    while (G.waiting.nev && fz_ev_peek(-2, 1, 1)) { m_stage_sync(-2, 1); m_deliver(); }
+    for (int k = 0; k < G.nids; k++) {   /* the queue's deliveries, summed, are the library's */
+        if (!G.ids[k].ev) continue;
+        const ecs__evlog *L = &G.w->ev.logs[G.w->reg.ids[G.ids[k].lib].event - 1];
+        FZ_CHECK(L->end == G.evl[k].end, "sync points after one that ran out of memory delivered %llu events of "
+                 "type %d, the model %llu", (unsigned long long)(L->end - G.evl[k].base),
+                 k, (unsigned long long)(G.evl[k].end - G.evl[k].base));
+    }
     for (int s = 0; s < G.nsys; s++) {
         fz_sys *S = &G.sys[s];
         const ecs__system *ls = &G.w->sys.systems[S->lib - 1];
@@ -4761,7 +4776,7 @@ static void op_progress(void) {
             fz_ev_capture(st);
             fz_apply_prefix(q.l, q.n, "ecs_progress (a sync point)");
             FZ_STAT(ST_PREFIX_FRAME);
-            if (fz_ev_peek(st, has_sync)) { m_stage_sync(st, has_sync); m_deliver(); }
+            if (fz_ev_peek(st, has_sync, 0)) { m_stage_sync(st, has_sync); m_deliver(); }
             fz_sync_done(st);
             uncertain = 1;
             break;

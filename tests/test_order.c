@@ -498,6 +498,19 @@ TEST(sort_bad_input_and_rules) {
     CHECK(!ecs_system_add(w, &(ecs_system_desc){.name = "chunked", .fn = so_loop_in_system, .chunk_size = 4,
                                                  .terms = {ECS_TERM_R(k.key)}, .order_by = k.key, .compare = so_cmp}));
     CHECK(strstr(ecs_last_error(w), "chunked") != NULL);
+    /* a system's order and groups are checked as a query's, under its own call */
+    CHECK(!ecs_system_add(w, &(ecs_system_desc){.name = "no_terms", .fn = so_loop_in_system, .order_by = k.key,
+                                                 .compare = so_cmp}));
+    CHECK(strstr(ecs_last_error(w), "ecs_system_add: order_by") && !strstr(ecs_last_error(w), "memory"));
+    CHECK(!ecs_system_add(w, &(ecs_system_desc){.name = "not_a_term", .fn = so_loop_in_system, .order_by = k.a,
+                                                 .compare = so_cmp, .terms = {ECS_TERM_R(k.key)}}));
+    CHECK(strstr(ecs_last_error(w), "ecs_system_add: order_by") && !strstr(ecs_last_error(w), "memory"));
+    CHECK(!ecs_system_add(w, &(ecs_system_desc){.name = "half", .fn = so_loop_in_system, .compare = so_cmp,
+                                                 .terms = {ECS_TERM_R(k.key)}}));
+    CHECK(strstr(ecs_last_error(w), "ecs_system_add") && strstr(ecs_last_error(w), "pair"));
+    CHECK(!ecs_system_add(w, &(ecs_system_desc){.name = "groups", .fn = so_loop_in_system, .group_by = od_layer}));
+    CHECK(strstr(ecs_last_error(w), "ecs_system_add") && strstr(ecs_last_error(w), "group_by"));
+    CHECK(ecs_system_count(w) == 0);
     ecs_query *q = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.key)}, .order_by = k.key, .compare = so_cmp});
     REQUIRE(q);
     /* one loop at a time; its tables locked while it is open */
