@@ -222,8 +222,241 @@ TEST(sync_spawn_locked_step) {
     ecs_world_free(w);
 }
 
+/* ---- a sync point's spawn runs split over the threads ---- */
+/* Frames whose systems record many commands: chunked spawners (creates with
+   sets and adds, Refs to their own and earlier pending handles, now and then
+   a command that ends the runs: a remove, a destroy, a parent, a create
+   with a hooked id, a bare create), one buffer longer than a piece, a reaper
+   destroying older entities (free slots for the next frame's creates), and
+   an EXCLUSIVE system whose sync point comes mid-stage. At 2, 3 and 8
+   threads the sync points split (the trace shows their work per thread);
+   each frame's save file, hash, hook calls and dropped count must be those
+   of 1 thread, where they apply one by one. */
+typedef struct sp_ctx {
+    sy_ids k;
+    unsigned long long seed;
+    int frame, big;
+    bool quiet;            /* the systems record nothing (a frame that only applies leftovers) */
+    int *armed;            /* set by the stage's last system: its sync point is next */
+    uint64_t excl_seen;
+} sp_ctx;
+
+static unsigned long long sp_mix(unsigned long long x) {
+    x ^= x >> 31; x *= 0x9E3779B97F4A7C15ull; x ^= x >> 29; x *= 0xBF58476D1CE4E5B9ull;
+    return x ^ (x >> 32);
+}
+
+/* The commands of a spawner row (r: its random bits; prev: the batch's last
+   create). */
+static void sp_record(ecs_commands *c, const sy_ids *k, unsigned long long r, ecs_entity *prev, int frame) {
+    ecs_entity e = ecs_cmd_create(c);
+    if (!e) return;
+    switch (r % (frame % 3 ? 4999 : 97)) {   /* runs cut now and then, or often */
+    case 0: return;                                                   /* a bare create */
+    case 1: (void)ecs_cmd_set(c, e, k->hooked, &(int){1}); break;     /* a hook fires */
+    case 2: if (*prev) (void)ecs_cmd_remove(c, *prev, k->vel); break; /* (after its run) */
+    case 3: if (*prev) (void)ecs_cmd_set_parent(c, e, *prev); break;
+    case 4: if (*prev) (void)ecs_cmd_destroy(c, *prev); break;
+    default: break;
+    }
+    sy_vec pos = {(float)(r & 1023), (float)(r >> 10 & 1023)}, vel = {1, (float)(r >> 20 & 7)};
+    (void)ecs_cmd_set(c, e, k->pos, &pos);
+    if (r >> 23 & 1) (void)ecs_cmd_add(c, e, k->tag_a);
+    (void)ecs_cmd_set(c, e, k->vel, &vel);
+    if (r >> 24 & 1) {
+        sy_ref ref = {(r >> 25 & 1) || !*prev ? e : *prev, (uint32_t)r, 0};
+        (void)ecs_cmd_set(c, e, k->ref, &ref);
+    }
+    if (r % 13 == 0) (void)ecs_cmd_add(c, e, k->tag_b);
+    *prev = e;
+}
+
+static void sp_spawn(ecs_iter *it) {
+    const sp_ctx *x = (const sp_ctx *)it->ctx;
+    if (x->quiet) return;
+    const int *hp = ECS_FIELD(it, int, 0);
+    ecs_entity prev = 0;
+    for (int i = 0; i < it->count; i++)
+        for (int n = 0; n < 1 + (hp[i] & 1); n++)
+            sp_record(it->commands, &x->k, sp_mix(x->seed ^ (uint64_t)hp[i] << 20 ^ (uint64_t)x->frame << 44 ^ (uint64_t)n), &prev, x->frame);
+}
+
+static void sp_big(ecs_iter *it) {   /* one buffer of several pieces */
+    const sp_ctx *x = (const sp_ctx *)it->ctx;
+    if (x->quiet) return;
+    ecs_entity prev = 0;
+    for (int i = 0; i < x->big; i++) sp_record(it->commands, &x->k, sp_mix(x->seed * 31 + (uint64_t)i + ((uint64_t)x->frame << 40)) | 64, &prev, x->frame);
+}
+
+static void sp_reap(ecs_iter *it) {
+    const sp_ctx *x = (const sp_ctx *)it->ctx;
+    if (x->quiet) return;
+    for (int i = 0; i < it->count; i++)
+        if (sp_mix(it->entities[i] ^ (uint64_t)x->frame << 48 ^ x->seed) % 3 == 0) (void)ecs_cmd_destroy(it->commands, it->entities[i]);
+}
+
+static void sp_excl(ecs_iter *it) {   /* sees what the sync point before it applied */
+    sp_ctx *x = (sp_ctx *)it->ctx;
+    x->excl_seen = x->excl_seen * 31 + ecs_world_hash(it->world);
+}
+
+static void sp_arm(ecs_iter *it) {
+    const sp_ctx *x = (const sp_ctx *)it->ctx;
+    if (x->armed) *x->armed = 1;
+}
+
+/* late: a second stage with an EXCLUSIVE system; else the first stage ends
+   with a MAIN_THREAD system that arms x->armed. */
+static ecs_world *sp_world(sp_ctx *x, int threads, unsigned long long *log, int spawners, bool late_stage,
+                           void *(*alloc)(void *, size_t, void *)) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads, .realloc_fn = alloc, .alloc_user = x});
+    if (!w) return NULL;
+    sy_ids *k = &x->k;
+    k->pos = ecs_component(w, "Pos", sizeof(sy_vec), 4);
+    k->vel = ecs_component(w, "Vel", sizeof(sy_vec), 4);
+    k->hp = ecs_component(w, "Hp", sizeof(int), 4);
+    k->ref = ecs_component_init(w, &(ecs_component_desc){.name = "Ref", .size = sizeof(sy_ref), .align = 8,
+        .entity_fields = {offsetof(sy_ref, target)}, .entity_field_count = 1});
+    k->tag_a = ecs_component(w, "TagA", 0, 0);
+    k->tag_b = ecs_component(w, "TagB", 0, 0);
+    k->hooked = ecs_component_init(w, &(ecs_component_desc){.name = "Hooked", .size = sizeof(int), .align = 4,
+        .on_add = sy_count_add, .ctx = log});
+    for (int i = 0; i < spawners; i++) (void)ecs_set(w, ecs_create(w), k->hp, &i);
+    ecs_system_add(w, &(ecs_system_desc){.name = "Spawn", .fn = sp_spawn, .ctx = x, .chunk_size = 97,
+                                         .terms = {ECS_TERM_R(k->hp)}});
+    ecs_system_add(w, &(ecs_system_desc){.name = "Big", .fn = sp_big, .ctx = x});
+    ecs_system_add(w, &(ecs_system_desc){.name = "Reap", .fn = sp_reap, .ctx = x, .chunk_size = 500,
+                                         .terms = {ECS_TERM_R(k->vel)}});
+    if (!late_stage) {
+        ecs_system_add(w, &(ecs_system_desc){.name = "Arm", .fn = sp_arm, .ctx = x, .flags = ECS_SYSTEM_MAIN_THREAD,
+                                             .after = {"Spawn", "Big", "Reap"}});
+        return w;
+    }
+    ecs_stage late = ecs_stage_add(w, "late");
+    ecs_system_add(w, &(ecs_system_desc){.name = "Spawn2", .fn = sp_spawn, .ctx = x, .chunk_size = 61,
+                                         .terms = {ECS_TERM_R(k->hp)}, .stage = late});
+    ecs_system_add(w, &(ecs_system_desc){.name = "Excl", .fn = sp_excl, .ctx = x, .stage = late,
+                                         .flags = ECS_SYSTEM_EXCLUSIVE, .after = {"Spawn2"}});
+    return w;
+}
+
+static bool sp_traced_split(ecs_world *w) {
+    FILE *f = tmpfile();
+    if (!f) return false;
+    bool found = false;
+    if (ecs_write_trace(w, f) == ECS_OK) {
+        rewind(f);
+        char line[4096];
+        while (!found && fgets(line, sizeof line, f)) found = strstr(line, "\"sync point work\"") != NULL;
+    }
+    fclose(f);
+    return found;
+}
+
+TEST(sched_sync_split_equals_serial) {
+    long scale = test_g.scale_pct > 0 ? test_g.scale_pct : 100;
+    const int spawners = (int)(3000 * scale / 100) + 200, frames = 8;
+    static const int threads[4] = {1, 2, 3, 8};
+    uint64_t hashes[4][8];
+    unsigned long long logs[4] = {0};
+    for (int t = 0; t < 4; t++) {
+        static sp_ctx x;
+        memset(&x, 0, sizeof x);
+        x.seed = test_g.seed;
+        x.big = (int)(2500 * scale / 100) + 100;
+        ecs_world *w = sp_world(&x, threads[t], &logs[t], spawners, true, NULL);
+        REQUIRE(w);
+        REQUIRE(ecs_validate(w, NULL) == ECS_OK);
+        ecs_trace_enable(w, true);
+        ecs_snapshot *snap = NULL;
+        uint64_t plain[8] = {0};
+        for (int f = 0; f < frames; f++) {
+            x.frame = f;
+            REQUIRE(ecs_progress(w, 0.016f) == ECS_OK);
+            plain[f] = ecs_world_hash(w);
+            hashes[t][f] = plain[f] ^ x.excl_seen * 7 ^ (uint64_t)ecs_commands_dropped(w) << 1;
+            if (f == 3) REQUIRE((snap = ecs_snapshot_take(w)) != NULL);
+        }
+        if (ecs_thread_count(w) > 1) CHECKF(sp_traced_split(w), "threads %d: no sync point split", threads[t]);
+        REQUIRE(ecs_snapshot_restore(w, snap) == ECS_OK);   /* the same frames again */
+        for (int f = 4; f < frames; f++) {
+            x.frame = f;
+            REQUIRE(ecs_progress(w, 0.016f) == ECS_OK);
+            CHECKF(ecs_world_hash(w) == plain[f], "threads %d, frame %d: differs after a restore", threads[t], f);
+        }
+        ecs_snapshot_free(snap);
+        ecs_world_free(w);
+    }
+    for (int t = 1; t < 4; t++) {
+        for (int f = 0; f < frames; f++)
+            CHECKF(hashes[t][f] == hashes[0][f], "threads %d, frame %d: the world differs from 1 thread's", threads[t], f);
+        CHECKF(logs[t] == logs[0], "threads %d: the hook calls differ", threads[t]);
+    }
+}
+
+/* Allocation failures in a split sync point: each request made while it
+   applies fails in turn; the frame reports ECS_ERR_NOMEM, and the next
+   frame (whose systems record nothing) applies the rest: the world and the
+   hook calls are then those of the run with no failure. */
+typedef struct sp_oom { sp_ctx x; int armed; long requests, fail_at, injected; } sp_oom;
+
+static void *sp_oom_realloc(void *ptr, size_t size, void *user) {
+    sp_oom *o = (sp_oom *)user;   /* (x first: the world's alloc_user is &o->x) */
+    if (size && o->armed && ++o->requests == o->fail_at) { o->injected++; return NULL; }   /* thread 0 only */
+    if (!size) { free(ptr); return NULL; }
+    return realloc(ptr, size);
+}
+
+/* Frames in pairs (recording, then quiet) at 2 threads; each pair's hash
+   and hook log into out. The requests made in sync points: returned. */
+static long sp_oom_run(long fail_at, uint64_t *out, int pairs) {
+    static sp_oom o;
+    memset(&o, 0, sizeof o);
+    o.x.seed = test_g.seed ^ 0x5eed;
+    o.x.big = 900;
+    o.x.armed = &o.armed;
+    o.fail_at = fail_at;
+    unsigned long long log = 0;
+    ecs_world *w = sp_world(&o.x, 2, &log, 1400, false, sp_oom_realloc);
+    if (!w) return 0;
+    for (int f = 0; f < pairs; f++) {
+        o.x.frame = f;
+        o.x.quiet = false;
+        long before = o.injected;
+        ecs_result r = ecs_progress(w, 0.016f);
+        o.armed = 0;
+        CHECKF(r == ECS_OK || (r == ECS_ERR_NOMEM && o.injected > before), "fail_at %ld, frame %d: %s", fail_at, f,
+               ecs_result_str(r));
+        o.x.quiet = true;
+        r = ecs_progress(w, 0.016f);
+        o.armed = 0;
+        CHECKF(r == ECS_OK || (r == ECS_ERR_NOMEM && o.injected > before), "fail_at %ld, frame %d, the quiet one: %s",
+               fail_at, f, ecs_result_str(r));
+        if (r != ECS_OK) CHECK(ecs_progress(w, 0.016f) == ECS_OK);   /* (the failure hit its leftovers) */
+        out[f] = ecs_world_hash(w) ^ log * 3;
+    }
+    ecs_world_free(w);
+    return o.requests;
+}
+
+TEST(sync_split_out_of_memory) {
+    enum { PAIRS = 2 };
+    uint64_t ref[PAIRS], got[PAIRS];
+    long total = sp_oom_run(0, ref, PAIRS);
+    CHECKF(total > 0, "no allocation in a sync point");
+    long step = test_g.scale_pct > 0 && test_g.scale_pct < 100 ? 3 : 1;
+    for (long i = 1; i <= total; i += step) {
+        sp_oom_run(i, got, PAIRS);
+        for (int f = 0; f < PAIRS; f++)
+            CHECKF(got[f] == ref[f], "allocation %ld of %ld failing: frame pair %d differs from the run with no failure",
+                   i, total, f);
+    }
+}
+
 void suite_sync(void) {
     RUN(sync_apply_equals_one_by_one);
     RUN(sync_spawn_steps_leave_their_stamps);
     RUN(sync_spawn_locked_step);
+    RUN(sched_sync_split_equals_serial);
+    RUN(sync_split_out_of_memory);
 }
