@@ -2168,6 +2168,7 @@ typedef struct ecs__sched_state {       /* >>sched */
     ECS__ATOMIC(int) busy;           /* workers inside a task */
     ECS__ATOMIC(int32_t) remaining;  /* systems of the running stage not finished */
     ECS__ATOMIC(uint32_t) due;       /* systems whose commands wait for a sync point */
+    ECS__ATOMIC(uint32_t) due_cmds;  /* ...their commands (until a sync point applies them all) */
     ecs__job_fn job_fn;              /* a job's pieces (ecs__job_run: thread 0 posts, any thread
                                         takes) */
     ECS__ATOMIC(int32_t) job_left;   /* pieces not taken (the next is job_left - 1) */
@@ -4969,7 +4970,7 @@ ECS__HOT uint32_t ecs__spawn_run(const ecs_world *w, const ecs_commands *c, uint
 /* The rest of a way whose path (n steps) is known: false if a table on it
    is locked or has hooks (one by one would fail or fire there); else its
    columns and ids, kept. */
-static bool ecs__way_finish(const ecs_world *w, ecs__way *way, const ecs_id *ids, uint32_t n) {
+ECS__HOT bool ecs__way_finish(const ecs_world *w, ecs__way *way, const ecs_id *ids, uint32_t n) {
     for (uint32_t i = 0; i <= n; i++) {
         const ecs__table *t = way->path[i];
         if (ecs__locked(w, t) || t->hooked || t->evented || t->prefab) return false;
@@ -6270,22 +6271,11 @@ static ecs_result ecs__commands_split(ecs_world *w, const ecs__stage_graph *sg) 
    commands): split, 1,280 spawns took 45 us against 58 one by one with the
    worker asleep (1,024: 81 against 57); with it spinning, 64 took 2.6 us
    against 6.1. */
-static size_t ecs__split_min(const ecs_world *w) {
+static uint32_t ecs__split_min(const ecs_world *w) {
 #if ECS__THREADS
     if (!ecs__load_relaxed(&w->sched.sleepers)) return ECS_SPLIT_MIN / 16;
 #endif
     return ECS_SPLIT_MIN;
-}
-
-/* The commands a sync point of sg has to apply. */
-static size_t ecs__sync_size(const ecs_world *w, const ecs__stage_graph *sg) {
-    const uint32_t *order = w->graph.reg + sg->first;
-    size_t n = 0;
-    for (uint32_t k = 0; k < sg->count; k++) {
-        const ecs__system *s = &w->sys.systems[order[k]];
-        for (uint32_t b = 0; s->ran && b < s->buf_count; b++) n += s->bufs[b].count - s->bufs[b].applied;
-    }
-    return n;
 }
 
 /* Applies the command buffers of the systems that ran, in registration and
@@ -6304,7 +6294,7 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg, bool deliv
     ecs_result r = w->ev.log_count ? ecs__events_reserve(w, sg, waiting) : ECS_OK;
     bool applied = waiting != NULL;
     if (!r && waiting) ecs__events_stage(w, waiting);   /* ecs_world_emit's events come first */
-    if (!r && w->sched.workers && ecs__sync_size(w, sg) >= ecs__split_min(w)) {   /* spawn runs on every thread */
+    if (!r && w->sched.workers && ecs__load(&w->sched.due_cmds) >= ecs__split_min(w)) {   /* share them */
         r = ecs__commands_split(w, sg);
         applied = true;
     }
@@ -6315,6 +6305,7 @@ static ecs_result ecs__sync(ecs_world *w, const ecs__stage_graph *sg, bool deliv
             if (s->bufs[b].count | s->bufs[b].ev_count) { r = ecs__commands_apply(w, &s->bufs[b]); applied = true; }
         if (!r) { s->ran = false; (void)ecs__sub_fetch(&w->sched.due, 1); }
     }
+    if (!r) ecs__store(&w->sched.due_cmds, 0);
     if (!r && deliver && w->ev.log_count) r = ecs__events_deliver(w);
     if (w->stats.timing && applied) {   /* stats and the simulation count sync points as work */
         uint64_t t1 = ecs__now_ns();
@@ -10498,14 +10489,17 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
 
 /* A system finished its `chunks` chunks: if it recorded commands or
    events, they are due at the next sync point, which skips systems with
-   nothing to apply. */
+   nothing to apply, and their count tells it whether to share them. */
 ECS__HOT void ecs__finished(ecs_world *w, ecs__system *s, uint32_t chunks) {
-    for (uint32_t b = 0; b < chunks; b++)
-        if (s->bufs[b].count | s->bufs[b].ev_count) {
-            s->ran = true;
-            (void)ecs__add_fetch(&w->sched.due, 1);
-            return;
-        }
+    uint32_t any = 0, cmds = 0;
+    for (uint32_t b = 0; b < chunks; b++) {
+        any |= s->bufs[b].count | s->bufs[b].ev_count;
+        cmds += s->bufs[b].count;
+    }
+    if (!any) return;
+    s->ran = true;
+    (void)ecs__add_fetch(&w->sched.due, 1);
+    if (cmds) (void)ecs__add_fetch(&w->sched.due_cmds, cmds);   /* (the size of the sync point: >>sync) */
 }
 
 /* ---- the queue lock: a spinlock (critical sections are a few heap
@@ -11599,7 +11593,9 @@ static bool ecs__pool_start(ecs_world *w) {
     ECS__ATOMIC_VAR(&w->sched.qlock); ECS__ATOMIC_VAR(&w->sched.sleepers); ECS__ATOMIC_VAR(&w->sched.queued);
     ECS__ATOMIC_VAR(&w->sched.main_sleeping); ECS__ATOMIC_VAR(&w->sched.main_queued);
     ECS__ATOMIC_VAR(&w->sched.hold); ECS__ATOMIC_VAR(&w->sched.busy); ECS__ATOMIC_VAR(&w->sched.remaining);
-    ECS__ATOMIC_VAR(&w->sched.due);
+    ECS__ATOMIC_VAR(&w->sched.due); ECS__ATOMIC_VAR(&w->sched.due_cmds); ECS__ATOMIC_VAR(&w->sched.job_left);
+    ECS__ATOMIC_VAR(&w->sched.job_done); ECS__ATOMIC_VAR(&w->sched.job_on); ECS__ATOMIC_VAR(&w->sched.job_users);
+    ECS__ATOMIC_VAR(&w->sched.job_work);
     ECS__ATOMIC_VAR(&w->sched.failed); ECS__ATOMIC_VAR(&w->trace.trace_lost); ECS__ATOMIC_VAR(&w->cmd.next_serial);
     if (!ecs__mtx_init(&w->sched.park_lock)) return false;
     if (!ecs__cnd_init(&w->sched.park)) { ecs__mtx_destroy(&w->sched.park_lock); return false; }

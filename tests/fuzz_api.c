@@ -148,6 +148,8 @@
 #define ECS_PARALLEL_MIN_NS 0     /* a 2-thread world always runs stages in parallel */
 #define ECS_SPIN_NS 2000          /* idle workers sleep soon: fuzzing is single-core work */
 #define ECS_EVENT_BACKLOG 24      /* small: skipped readers drop events (and count them) */
+#define ECS_SPLIT_MIN 16          /* a 2-thread world's sync points share their spawn runs from 1 command
+                                     (a sixteenth of this while the worker is awake) */
 #include "../ecs.h"
 
 #if !ECS_CHECK_ACCESS

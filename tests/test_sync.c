@@ -228,7 +228,7 @@ TEST(sync_spawn_locked_step) {
    a command that ends the runs: a remove, a destroy, a parent, a create
    with a hooked id, a bare create), one buffer longer than a piece, a reaper
    destroying older entities (free slots for the next frame's creates), and
-   an EXCLUSIVE system whose sync point comes mid-stage. At 2, 3 and 8
+   an EXCLUSIVE system whose sync point comes mid-stage. At 2, 3, 8 and 16
    threads the sync points split (the trace shows their work per thread);
    each frame's save file, hash, hook calls and dropped count must be those
    of 1 thread, where they apply one by one. */
@@ -356,10 +356,10 @@ static bool sp_traced_split(ecs_world *w) {
 TEST(sched_sync_split_equals_serial) {
     long scale = test_g.scale_pct > 0 ? test_g.scale_pct : 100;
     const int spawners = (int)(3000 * scale / 100) + 200, frames = 8;
-    static const int threads[4] = {1, 2, 3, 8};
-    uint64_t hashes[4][8];
-    unsigned long long logs[4] = {0};
-    for (int t = 0; t < 4; t++) {
+    static const int threads[5] = {1, 2, 3, 8, 16};
+    uint64_t hashes[5][8];
+    unsigned long long logs[5] = {0};
+    for (int t = 0; t < 5; t++) {
         static sp_ctx x;
         memset(&x, 0, sizeof x);
         x.seed = test_g.seed;
@@ -387,7 +387,7 @@ TEST(sched_sync_split_equals_serial) {
         ecs_snapshot_free(snap);
         ecs_world_free(w);
     }
-    for (int t = 1; t < 4; t++) {
+    for (int t = 1; t < 5; t++) {
         for (int f = 0; f < frames; f++)
             CHECKF(hashes[t][f] == hashes[0][f], "threads %d, frame %d: the world differs from 1 thread's", threads[t], f);
         CHECKF(logs[t] == logs[0], "threads %d: the hook calls differ", threads[t]);
