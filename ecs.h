@@ -6154,8 +6154,9 @@ static bool ecs__batch_place(ecs_world *w, ecs__batch *b) {
         }
         memcpy(pc->base, in, sizeof in);
         for (uint32_t i = 0; i < pc->way_count; i++) in[pc->ways[i].at[pc->ways[i].n]] += pc->ways[i].runs;
-        const bool head = p == b->first || b->pieces[p - 1].c != pc->c;
-        pc->cpend = head ? ecs__pending_index(pc->c->cmds[pc->start].e) : b->pieces[p - 1].cpend;
+        const bool head = p == b->first || b->pieces[p - 1].c != pc->c;   /* (a head without runs is
+                                                                              its buffer's last piece) */
+        pc->cpend = !head ? b->pieces[p - 1].cpend : pc->creates ? ecs__pending_index(pc->c->cmds[pc->start].e) : 0;
         pc->cnum = head ? creates : b->pieces[p - 1].cnum;
         pc->first = creates;
         creates += pc->creates;

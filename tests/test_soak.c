@@ -659,9 +659,12 @@ static void sk_fn(ecs_iter *it) {
         SK_TCHECK(it, rows == (long)ecs_query_count(w, x->nq));
     }
 
-    /* 5. deferred commands: spawn from a template, despawn, toggle */
+    /* 5. deferred commands: spawn from a template (now and then a wave: sync points big enough
+          to be shared by the threads), despawn, toggle */
     if (d->cmds) {
-        if (test_below(&r, 8) == 0) {
+        unsigned spawns = test_below(&r, 8) == 0 ? 1 : 0;
+        if (test_below(&r, 48) == 0) spawns = 16 + test_below(&r, 48);
+        for (unsigned k = 0; k < spawns; k++) {
             ecs_entity ne = ecs_cmd_create(it->commands);
             SK_TCHECK(it, ne != 0);
             uint32_t m = G->tpl[test_below(&r, (unsigned)G->ntpl)];

@@ -234,6 +234,7 @@ TEST(sync_spawn_locked_step) {
    of 1 thread, where they apply one by one. */
 typedef struct sp_ctx {
     sy_ids k;
+    ecs_id beep;           /* an event type: buffers with events and no commands sit between */
     unsigned long long seed;
     int frame, big;
     bool quiet;            /* the systems record nothing (a frame that only applies leftovers) */
@@ -295,6 +296,20 @@ static void sp_reap(ecs_iter *it) {
         if (sp_mix(it->entities[i] ^ (uint64_t)x->frame << 48 ^ x->seed) % 3 == 0) (void)ecs_cmd_destroy(it->commands, it->entities[i]);
 }
 
+static void sp_beep(ecs_iter *it) {   /* events only */
+    const sp_ctx *x = (const sp_ctx *)it->ctx;
+    if (x->quiet || (it->entities[0] + (uint64_t)x->frame) % 3 == 0) return;
+    uint64_t v = it->entities[0] * 31 + (uint64_t)x->frame;
+    (void)ecs_emit(it, x->beep, &v);
+}
+
+static void sp_listen(ecs_iter *it) {   /* what it hears, in order, into excl_seen */
+    sp_ctx *x = (sp_ctx *)it->ctx;
+    int n = 0;
+    const uint64_t *v = ECS_EVENTS(it, uint64_t, x->beep, &n);
+    for (int i = 0; i < n; i++) x->excl_seen = x->excl_seen * 1099511628211ull ^ v[i];
+}
+
 static void sp_excl(ecs_iter *it) {   /* sees what the sync point before it applied */
     sp_ctx *x = (sp_ctx *)it->ctx;
     x->excl_seen = x->excl_seen * 31 + ecs_world_hash(it->world);
@@ -324,6 +339,9 @@ static ecs_world *sp_world(sp_ctx *x, int threads, unsigned long long *log, int 
     for (int i = 0; i < spawners; i++) (void)ecs_set(w, ecs_create(w), k->hp, &i);
     ecs_system_add(w, &(ecs_system_desc){.name = "Spawn", .fn = sp_spawn, .ctx = x, .chunk_size = 97,
                                          .terms = {ECS_TERM_R(k->hp)}});
+    x->beep = ecs_event(w, "Beep", sizeof(uint64_t), 8);
+    ecs_system_add(w, &(ecs_system_desc){.name = "Beeper", .fn = sp_beep, .ctx = x, .chunk_size = 300,
+                                         .terms = {ECS_TERM_R(k->hp)}, .emits = {x->beep}});
     ecs_system_add(w, &(ecs_system_desc){.name = "Big", .fn = sp_big, .ctx = x});
     ecs_system_add(w, &(ecs_system_desc){.name = "Reap", .fn = sp_reap, .ctx = x, .chunk_size = 500,
                                          .terms = {ECS_TERM_R(k->vel)}});
@@ -337,6 +355,8 @@ static ecs_world *sp_world(sp_ctx *x, int threads, unsigned long long *log, int 
                                          .terms = {ECS_TERM_R(k->hp)}, .stage = late});
     ecs_system_add(w, &(ecs_system_desc){.name = "Excl", .fn = sp_excl, .ctx = x, .stage = late,
                                          .flags = ECS_SYSTEM_EXCLUSIVE, .after = {"Spawn2"}});
+    ecs_system_add(w, &(ecs_system_desc){.name = "Listen", .fn = sp_listen, .ctx = x, .stage = late,
+                                         .reads = {x->beep}, .flags = ECS_SYSTEM_MAIN_THREAD});
     return w;
 }
 
