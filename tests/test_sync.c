@@ -18,9 +18,8 @@ static void sy_count_add(ecs_world *w, ecs_entity e, ecs_id id, void *value, voi
     *h = (*h ^ e) * 0x100000001B3ull;   /* the calls and their order */
 }
 
-static ecs_world *sy_world(sy_ids *k, unsigned long long *hook_log) {
-    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
-    if (!w) return NULL;
+/* The 7 ids, in this order in every world of these tests. */
+static void sy_register(ecs_world *w, sy_ids *k, unsigned long long *hook_log) {
     k->pos = ecs_component(w, "Pos", sizeof(sy_vec), 4);
     k->vel = ecs_component(w, "Vel", sizeof(sy_vec), 4);
     k->hp = ecs_component(w, "Hp", sizeof(int), 4);
@@ -30,6 +29,11 @@ static ecs_world *sy_world(sy_ids *k, unsigned long long *hook_log) {
     k->tag_b = ecs_component(w, "TagB", 0, 0);
     k->hooked = ecs_component_init(w, &(ecs_component_desc){.name = "Hooked", .size = sizeof(int), .align = 4,
         .on_add = sy_count_add, .ctx = hook_log});
+}
+
+static ecs_world *sy_world(sy_ids *k, unsigned long long *hook_log) {
+    ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = 1});
+    if (w) sy_register(w, k, hook_log);
     return w;
 }
 
@@ -327,15 +331,7 @@ static ecs_world *sp_world(sp_ctx *x, int threads, unsigned long long *log, int 
     ecs_world *w = ecs_world_new(&(ecs_world_desc){.threads = threads, .realloc_fn = alloc, .alloc_user = x});
     if (!w) return NULL;
     sy_ids *k = &x->k;
-    k->pos = ecs_component(w, "Pos", sizeof(sy_vec), 4);
-    k->vel = ecs_component(w, "Vel", sizeof(sy_vec), 4);
-    k->hp = ecs_component(w, "Hp", sizeof(int), 4);
-    k->ref = ecs_component_init(w, &(ecs_component_desc){.name = "Ref", .size = sizeof(sy_ref), .align = 8,
-        .entity_fields = {offsetof(sy_ref, target)}, .entity_field_count = 1});
-    k->tag_a = ecs_component(w, "TagA", 0, 0);
-    k->tag_b = ecs_component(w, "TagB", 0, 0);
-    k->hooked = ecs_component_init(w, &(ecs_component_desc){.name = "Hooked", .size = sizeof(int), .align = 4,
-        .on_add = sy_count_add, .ctx = log});
+    sy_register(w, k, log);
     for (int i = 0; i < spawners; i++) (void)ecs_set(w, ecs_create(w), k->hp, &i);
     ecs_system_add(w, &(ecs_system_desc){.name = "Spawn", .fn = sp_spawn, .ctx = x, .chunk_size = 97,
                                          .terms = {ECS_TERM_R(k->hp)}});
