@@ -4131,12 +4131,34 @@ static void ecs__sort_merge(const ecs_query *q, ecs__sort *S, uint32_t size, uin
     ecs__sort_runs(S);
 }
 
+/* Whether a batch still open may have written id without stamps yet
+   (a batch's come at its end): outside systems, any open loop's batch; in
+   one, the system this thread runs, if it may write id (through a term or
+   its writes list: nested loops can write no more). */
+static bool ecs__unstamped(const ecs_world *w, ecs_id id) {
+    if (w->sched.phase != ECS__SYSTEMS) return w->qry.iter_locks != 0;
+    const ecs__tctx *tc = ecs__thread_ctx(w);
+    if (!tc->current) return false;
+    const ecs__system *s = &w->sys.systems[tc->current - 1];
+    for (int i = 0; i < s->term_count; i++)
+        if (s->terms[i].id == id && (ecs__term_how(&s->terms[i]) & ECS__TW)) return true;
+    for (int i = 0; i < ECS_MAX_TERMS && s->writes[i]; i++)
+        if (s->writes[i] == id) return true;
+    return false;
+}
+
 /* Brings q's order up to date (seen: the stamp it then stands at); false on
-   NOMEM (the next loop sorts everything again). */
-static bool ecs__sort_update(ecs_world *w, ecs_query *q, uint64_t seen) {
+   NOMEM (the next loop sorts everything again). nested: a loop opened where
+   a batch may be out (ecs_query_iter): then the stamps are not trusted if
+   that batch may have written the order column; the tables are compared
+   with their shadows (a pass over the rows, instead of over the stamps). */
+static bool ecs__sort_update(ecs_world *w, ecs_query *q, uint64_t seen, bool nested) {
     ecs__sort *S = q->sort;
     if (S->born != w->tab.born) S->valid = false;
-    if (!ecs__sort_stale(q, S)) { S->seen = seen; return true; }
+    if (!(nested && ecs__unstamped(w, q->terms[q->order_term].id)) && !ecs__sort_stale(q, S)) {
+        S->seen = seen;
+        return true;
+    }
     const uint32_t size = w->reg.ids[q->terms[q->order_term].id].size;
     size_t n = 0;
     for (uint32_t k = 0; k < q->match_count; k++) n += q->matches[k].table->count;
@@ -4170,7 +4192,7 @@ static void ecs__sort_lock(ecs_world *w, const ecs_query *q, int by) {
    EXCLUSIVE one (lock) holds every table of the order until the caller
    unlocks. NULL when memory runs out, which fails the frame. */
 static const ecs__sort *ecs__sort_system(ecs_world *w, ecs_query *q, bool lock) {
-    if (!ecs__sort_update(w, q, ecs__now(w) - 1)) {
+    if (!ecs__sort_update(w, q, ecs__now(w) - 1, false)) {
         ecs__frame_fail(w, ECS_ERR_NOMEM);
         ECS__OOM(w, "ecs_progress (a sorted system's order)");
         return NULL;
@@ -4344,7 +4366,7 @@ static bool ecs__sorted_start(ecs_world *w, ecs_query *q, ecs_iter *it) {
         return false;
     }
     const uint64_t now = ecs__now(w);   /* in a frame, the caller's own writes after this count */
-    if (!ecs__sort_update(w, q, w->sched.phase == ECS__IDLE ? now : now - 1)) { ECS__OOM(w, fn); return false; }
+    if (!ecs__sort_update(w, q, w->sched.phase == ECS__IDLE ? now : now - 1, true)) { ECS__OOM(w, fn); return false; }
     if (w->sched.phase == ECS__IDLE && now == w->chg.tick) w->chg.tick++;
     S->open = true;
     it->priv.sorted = true;

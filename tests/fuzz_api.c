@@ -3234,16 +3234,6 @@ static int fz_field_ok(const fz_sys *S, int t) {   /* may hold a field: a sized 
     return S->terms[t].oper != ECS_NOT && fz_size(fz_kid(S->terms[t].id)) > 0;
 }
 
-/* A system that writes the order key of sorted query q through its fields loops q not: the
-   writes of the batch out are stamped when it ends, after the loop's sort. */
-static int fz_nested_skip(const fz_sys *S, const fz_query *q) {
-    if (!q->sorted || !(S->behave & B_WRITE)) return 0;
-    for (int t = 0; t < S->nt; t++)
-        if ((S->terms[t].access & ECS_WRITE) && S->terms[t].oper != ECS_NOT && fz_kid(S->terms[t].id) == q->ok)
-            return 1;
-    return 0;
-}
-
 typedef struct fz_cbctx { fz_res *res; int n; } fz_cbctx;
 static void fz_push(fz_cbctx *c, uint64_t v, long inj0) {
     if (c->n < FZ_MAXRES) { c->res[c->n].v = v; c->res[c->n].inj = fz_injected() != inj0; }
@@ -3506,8 +3496,7 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
     }
     uint64_t hb = fz_mix(S->seed ^ 0x5B, (uint64_t)it->chunk << 16 | (uint64_t)seq << 8 | dtb);
     fz_fill(val, sizeof val, hb);
-    if (S->behave & B_NESTED && G.nq && !fz_nested_skip(S, &G.qs[(hb >> 4) % (unsigned)G.nq])) {   /* a query loop
-                                                                                        inside the system */
+    if (S->behave & B_NESTED && G.nq) {   /* a query loop inside the system */
         const fz_query *q = &G.qs[(hb >> 4) % (unsigned)G.nq];
         uint64_t qh = FZ_FNV0;
         for (ecs_iter qi = ecs_query_iter(w, q->q); ecs_query_next(&qi);) {
@@ -4154,7 +4143,7 @@ static void fz_sim_batch(fz_mctx *mc) {
     }
     uint64_t hb = fz_mix(S->seed ^ 0x5B, (uint64_t)L->chunk << 16 | (uint64_t)seq << 8 | dtb);
     fz_fill(val, sizeof val, hb);
-    if (S->behave & B_NESTED && G.nq && !fz_nested_skip(S, &G.qs[(hb >> 4) % (unsigned)G.nq])) {
+    if (S->behave & B_NESTED && G.nq) {
         const fz_query *q = &G.qs[(hb >> 4) % (unsigned)G.nq];
         uint64_t qh = FZ_FNV0, fail = qh + 1;
         if (!mc_query_access(S, excl, q)) mc_refuse();

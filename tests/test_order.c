@@ -411,6 +411,61 @@ static void so_loop_in_system(ecs_iter *it) {
     while (ecs_query_next(&in)) t->rows += in.count;
 }
 
+/* A sorted loop opened inside a batch that wrote the order key through its
+   fields (stamped only when the batch ends): it compares the tables with
+   their shadows and follows the new keys, outside frames (a user loop) and
+   in a MAIN_THREAD system writing the key through its own term. */
+typedef struct so_flip { ecs_query *q; int32_t first, rows; } so_flip;
+static int32_t so_first(ecs_world *w, ecs_query *q, int *rows) {
+    int32_t first = -1;
+    *rows = 0;
+    for (ecs_iter it = ecs_query_iter(w, q); ecs_query_next(&it);) {
+        if (first < 0) first = ECS_FIELD(&it, so_key, 0)[0].k;
+        *rows += it.count;
+    }
+    return first;
+}
+static void so_flip_sys(ecs_iter *it) {
+    so_flip *f = (so_flip *)it->ctx;
+    so_key *key = ECS_FIELD(it, so_key, 0);
+    for (int i = 0; i < it->count; i++) key[i].k = 1000 - key[i].k;
+    int rows = 0;
+    f->first = so_first(it->world, f->q, &rows);
+    f->rows += rows;
+}
+TEST(sort_inside_a_writing_batch) {
+    so_ids k;
+    ecs_world *w = so_world(&k, 1);
+    REQUIRE(w);
+    for (int i = 1; i <= 20; i++) ecs_set(w, ecs_create(w), k.key, &(so_key){i});
+    ecs_query *sorted = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k.key)}, .order_by = k.key,
+                                                           .compare = so_cmp});
+    ecs_query *writer = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_W(k.key)}});
+    REQUIRE(sorted && writer);
+    int rows = 0;
+    CHECK(so_first(w, sorted, &rows) == 1 && rows == 20);
+    for (ecs_iter it = ecs_query_iter(w, writer); ecs_query_next(&it);) {   /* keys flipped, then sorted */
+        so_key *key = ECS_FIELD(&it, so_key, 0);
+        for (int i = 0; i < it.count; i++) key[i].k = 1000 - key[i].k;
+        CHECK_EQ_INT(so_first(w, sorted, &rows), 980);
+        CHECK_EQ_INT(rows, 20);
+    }
+    CHECK_EQ_INT(so_first(w, sorted, &rows), 980);
+    /* in a MAIN_THREAD system that writes the key through its term */
+    static so_flip f;
+    f.q = sorted;
+    REQUIRE(ecs_system_add(w, &(ecs_system_desc){.name = "flip", .fn = so_flip_sys, .ctx = &f,
+                                                  .terms = {ECS_TERM_W(k.key)}, .flags = ECS_SYSTEM_MAIN_THREAD}));
+    REQUIRE(ecs_progress(w, 0.f) == ECS_OK);
+    CHECK_EQ_INT(f.first, 1);
+    CHECK_EQ_INT(f.rows, 20);
+    REQUIRE(ecs_progress(w, 0.f) == ECS_OK);
+    CHECK_EQ_INT(f.first, 980);
+    ecs_query_free(sorted);
+    ecs_query_free(writer);
+    ecs_world_free(w);
+}
+
 /* order_by a tag: no keys, so compare orders by handle alone (here newest
    first), over tables that interleave. */
 static int od_newest_first(ecs_entity a, const void *ka, ecs_entity b, const void *kb, void *ctx) {
@@ -651,6 +706,7 @@ void suite_order(void) {
     RUN(sort_work_follows_changes);
     RUN(sort_bad_input_and_rules);
     RUN(sort_by_tag);
+    RUN(sort_inside_a_writing_batch);
     RUN(sort_last_row_leaves);
     RUN(sched_sorted_system);
 }
