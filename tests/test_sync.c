@@ -384,6 +384,7 @@ TEST(sched_sync_split_equals_serial) {
         REQUIRE(w);
         REQUIRE(ecs_validate(w, NULL) == ECS_OK);
         ecs_trace_enable(w, true);
+        ecs_timing_interval(w, 1);
         ecs_snapshot *snap = NULL;
         uint64_t plain[8] = {0};
         for (int f = 0; f < frames; f++) {
@@ -394,6 +395,11 @@ TEST(sched_sync_split_equals_serial) {
             if (f == 3) REQUIRE((snap = ecs_snapshot_take(w)) != NULL);
         }
         if (ecs_thread_count(w) > 1) CHECKF(sp_traced_split(w), "threads %d: no sync point split", threads[t]);
+        ecs_sim_result one, two;   /* the simulator divides the shared part by its threads */
+        REQUIRE(ecs_schedule_simulate(w, 1, NULL, &one) == ECS_OK && ecs_schedule_simulate(w, 2, NULL, &two) == ECS_OK);
+        if (ecs_thread_count(w) > 1) CHECKF(two.sync < one.sync, "threads %d: simulated sync %g at 2 threads, %g at 1",
+                                            threads[t], two.sync, one.sync);
+        else CHECK(two.sync == one.sync && one.sync > 0);
         REQUIRE(ecs_snapshot_restore(w, snap) == ECS_OK);   /* the same frames again */
         for (int f = 4; f < frames; f++) {
             x.frame = f;
