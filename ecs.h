@@ -6008,7 +6008,8 @@ typedef struct ecs__batch {  /* the pieces a sync point splits (thread 0 owns it
     uint32_t free_n, fresh;  /* ...how many; the first new slot after them */
     uint32_t walked;         /* slots[0 .. walked) is the free list, read during pass 1 (0: read
                                 it in pass 2; a change applied one by one makes it stale) */
-    uint64_t tick;           /* stamps (0: change detection off) */
+    uint64_t tick;           /* the stamps' tick */
+    bool stamp;              /* change detection is on: rows are stamped */
 } ecs__batch;
 
 typedef struct ecs__fill { const ecs__batch *b; const ecs__piece *pc; uint32_t own; } ecs__fill;
@@ -6139,7 +6140,7 @@ static void ecs__piece_fill(ecs_world *w, ecs__tctx *tc, uint32_t p) {
         r->table = dst->index;
         r->row = row;
         dst->entities[row] = made;
-        for (uint32_t i = 0; i <= n && b->tick; i++)   /* each step's table had the row for a moment */
+        for (uint32_t i = 0; i <= n && b->stamp; i++)   /* each step's table had the row for a moment */
             ecs__stamp(way->path[i]->stamps, i < n ? cnt[way->at[i]] : row, 1, b->tick);
         ecs__spawn_values(w, c, x, way, row, &f);
         k += 1 + n;
@@ -6203,7 +6204,8 @@ static bool ecs__batch_place(ecs_world *w, ecs__batch *b) {
         b->tabs[t]->count += in[t];
         for (uint32_t p = b->first; p < b->first + b->n; p++) b->pieces[p].base[t] += start;
     }
-    b->tick = w->chg.on ? ecs__now(w) : 0;
+    b->stamp = w->chg.on;
+    b->tick = ecs__now(w);
     return true;
 }
 

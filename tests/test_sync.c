@@ -333,6 +333,11 @@ static ecs_world *sp_world(sp_ctx *x, int threads, unsigned long long *log, int 
     sy_ids *k = &x->k;
     sy_register(w, k, log);
     for (int i = 0; i < spawners; i++) (void)ecs_set(w, ecs_create(w), k->hp, &i);
+    for (int i = 0; i < 1500; i++) {   /* rows in tables that are steps of the spawns' ways (their stamps) */
+        ecs_entity e = ecs_create(w);
+        (void)ecs_set(w, e, k->pos, &(sy_vec){(float)i, 0});
+        if (i % 2) (void)ecs_add(w, e, k->tag_a);
+    }
     ecs_system_add(w, &(ecs_system_desc){.name = "Spawn", .fn = sp_spawn, .ctx = x, .chunk_size = 97,
                                          .terms = {ECS_TERM_R(k->hp)}});
     x->beep = ecs_event(w, "Beep", sizeof(uint64_t), 8);
@@ -346,6 +351,8 @@ static ecs_world *sp_world(sp_ctx *x, int threads, unsigned long long *log, int 
                                              .after = {"Spawn", "Big", "Reap"}});
         return w;
     }
+    ecs_query *marks = ecs_query_new(w, &(ecs_query_desc){.terms = {ECS_TERM_R(k->pos)}});
+    if (marks) (void)ecs_query_changed(w, marks);   /* change stamps on: the save files compare them */
     ecs_stage late = ecs_stage_add(w, "late");
     ecs_system_add(w, &(ecs_system_desc){.name = "Spawn2", .fn = sp_spawn, .ctx = x, .chunk_size = 61,
                                          .terms = {ECS_TERM_R(k->hp)}, .stage = late});
@@ -373,7 +380,7 @@ TEST(sched_sync_split_equals_serial) {
     long scale = test_g.scale_pct > 0 ? test_g.scale_pct : 100;
     const int spawners = (int)(3000 * scale / 100) + 200, frames = 8;
     static const int threads[5] = {1, 2, 3, 8, 16};
-    uint64_t hashes[5][8];
+    uint64_t hashes[5][8], files[5] = {0};
     unsigned long long logs[5] = {0};
     for (int t = 0; t < 5; t++) {
         static sp_ctx x;
@@ -395,6 +402,12 @@ TEST(sched_sync_split_equals_serial) {
             if (f == 3) REQUIRE((snap = ecs_snapshot_take(w)) != NULL);
         }
         if (ecs_thread_count(w) > 1) CHECKF(sp_traced_split(w), "threads %d: no sync point split", threads[t]);
+        long size = 0;
+        unsigned char *bytes = sy_bytes(w, &size);   /* slots, rows, values and change stamps */
+        REQUIRE(bytes);
+        files[t] = 1469598103934665603ull;
+        for (long i = 0; i < size; i++) files[t] = (files[t] ^ bytes[i]) * 1099511628211ull;
+        free(bytes);
         ecs_sim_result one, two;   /* the simulator divides the shared part by its threads */
         REQUIRE(ecs_schedule_simulate(w, 1, NULL, &one) == ECS_OK && ecs_schedule_simulate(w, 2, NULL, &two) == ECS_OK);
         if (ecs_thread_count(w) > 1) CHECKF(two.sync < one.sync, "threads %d: simulated sync %g at 2 threads, %g at 1",
@@ -413,6 +426,7 @@ TEST(sched_sync_split_equals_serial) {
         for (int f = 0; f < frames; f++)
             CHECKF(hashes[t][f] == hashes[0][f], "threads %d, frame %d: the world differs from 1 thread's", threads[t], f);
         CHECKF(logs[t] == logs[0], "threads %d: the hook calls differ", threads[t]);
+        CHECKF(files[t] == files[0], "threads %d: the save files differ", threads[t]);
     }
 }
 
