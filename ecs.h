@@ -2055,7 +2055,7 @@ typedef struct ecs__tctx {   /* a thread that runs systems; tctx[0] calls ecs_pr
     ecs__msg error;          /* its ecs_last_error while systems run */
 } ecs__tctx;
 
-/* A job's piece p, run by thread tc (>>sched: ecs__job_run). */
+/* A job's piece p, run by thread tc (>>sync: ecs__job_run). */
 typedef void (*ecs__job_fn)(struct ecs_world *w, ecs__tctx *tc, uint32_t p);
 
 enum { ECS__IDLE, ECS__SYSTEMS, ECS__SYNC };   /* world phase; structure is locked in SYSTEMS */
