@@ -6299,6 +6299,8 @@ static ecs_result ecs__commands_split(ecs_world *w, const ecs__stage_graph *sg) 
 static uint32_t ecs__split_min(const ecs_world *w) {
 #if ECS__THREADS
     if (!ecs__load_relaxed(&w->sched.sleepers)) return ECS_SPLIT_MIN / 16;
+#else
+    (void)w;   /* (no workers: never asked) */
 #endif
     return ECS_SPLIT_MIN;
 }
