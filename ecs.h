@@ -26,7 +26,7 @@
                     >>hooks >>ids >>entity >>hierarchy >>change >>table >>order >>query
                     >>commands >>events >>sync >>calls >>prefab >>snapshot >>savefile >>hash
                     >>systems >>graph
-                    >>conflicts >>report >>validate >>dot >>sched >>loop
+                    >>conflicts >>report >>validate >>dot >>netcode >>sched >>loop
                     >>stats >>simulate >>trace >>lifetime
        >>license    at the very bottom
 
@@ -55,6 +55,8 @@
                              handles, 4..39 (default 39); serials are never
                              reused: when they run out, ecs_cmd_create fails
        ECS_SPIN_NS           idle worker spin before sleeping (default 50000)
+       ECS_NO_STDIO          no <stdio.h> in the public part and no FILE *
+                             calls (ecs_snapshot_save/load take callbacks)
        ECS_SPLIT_MIN         commands from which a sync point applies its spawn
                              runs on every thread (default 4096; 256 when no
                              worker sleeps)
@@ -90,7 +92,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+#ifndef ECS_NO_STDIO   /* defined: no FILE * calls in the public part (the save-file bytes go
+                          through ecs_snapshot_save / ecs_snapshot_load) */
+#  include <stdio.h>
+#endif
 #include <string.h>   /* (ecs_emitter_next's memset) */
 
 /* ---- >>config: compile-time options -------------------------------------- */
@@ -197,6 +202,10 @@ typedef struct ecs_world_desc {
                              handed with a checksum taken before it ran: a write through
                              a READ field is an access violation (costs a pass over
                              each READ column per batch) */
+    uint64_t shuffle_seed; /* not 0: each frame a random order among systems the graph
+                             leaves unordered, random chunk-to-thread assignment and
+                             worker wake order (ecs_world_set_shuffle_seed) */
+    uint64_t random_seed; /* the seed of ecs_random; part of snapshots */
 } ecs_world_desc;
 
 /* A new world; desc may be NULL (all defaults). Its threads - 1 worker
@@ -404,17 +413,34 @@ typedef struct ecs_snapshot ecs_snapshot;
 ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w);                  /* NULL + error */
 ECS_API ecs_result    ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s);
 ECS_API void          ecs_snapshot_free(ecs_snapshot *s);               /* NULL is fine */
-/* A save file: versioned, little-endian framing, checksummed; component
-   values are their bytes as this platform lays them out (or serialize's
-   output), so files move between builds of one platform, not between
-   platforms. Components are matched by name and size, not by id, so a build
-   that registers them in another order reads it. A component or resource
-   with ctor/dtor/copy/move needs serialize/deserialize, else the write fails
-   with ECS_ERR_ARG naming it. */
+/* A save file: versioned, little-endian framing, its own length up front,
+   checksummed; component values are their bytes as this platform lays them
+   out (or serialize's output), so files move between builds of one
+   platform, not between platforms. Components are matched by name and size,
+   not by id, so a build that registers them in another order reads it. A
+   component or resource with ctor/dtor/copy/move needs serialize/deserialize,
+   else saving fails with ECS_ERR_ARG naming it.
+   ecs_snapshot_save hands the bytes to write in pieces (memory, a socket, a
+   compressor); a write that returns an error stops it and save returns that
+   error. ecs_snapshot_load asks read for exactly the bytes the snapshot
+   has (never past its end, so snapshots can follow each other in a stream);
+   read returns how many it gave, short only at the end of its data. A read
+   that comes up short, or bytes that are not a valid snapshot, one naming a
+   component w lacks (with values, or with another size): NULL +
+   ECS_ERR_ARG; w is never changed. */
+typedef ecs_result (*ecs_write_fn)(const void *bytes, size_t size, void *ctx);   /* ECS_OK, or
+                                                    an error that stops ecs_snapshot_save */
+typedef size_t     (*ecs_read_fn)(void *bytes, size_t size, void *ctx);   /* bytes given */
+ECS_API ecs_result    ecs_snapshot_save(const ecs_snapshot *s, ecs_write_fn write, void *ctx);   /* above */
+ECS_API ecs_snapshot *ecs_snapshot_load(ecs_world *w, ecs_read_fn read, void *ctx);   /* above */
+/* The bytes ecs_snapshot_save writes (to size a ring buffer); 0 + error if
+   it would fail (a value that cannot be written, a serialize hook failing). */
+ECS_API size_t        ecs_snapshot_size(const ecs_snapshot *s);
+#ifndef ECS_NO_STDIO
+/* The same through a FILE * (read: the stream up to the snapshot's end). */
 ECS_API ecs_result    ecs_snapshot_write(const ecs_snapshot *s, FILE *out);
-/* A bad, truncated or foreign file, or one naming a component w lacks (with
-   values, or with another size): NULL + ECS_ERR_ARG; w is never changed. */
-ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in);
+ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in);   /* (as ecs_snapshot_load) */
+#endif
 /* A 64-bit hash of the world's state: the slot counters, then per non-empty
    table in iteration order its handles and, by component name, component
    bytes (through serialize where a component has it: what an owned string
@@ -724,6 +750,8 @@ typedef struct ecs_stage_desc {
     float max_lag;             /* seconds the accumulator may keep, >= fixed_dt; 0 = 0.25
                                   or fixed_dt if longer */
     ecs_stage step_with;       /* joins this fixed-step stage's step group (0: none) */
+    bool presentation;         /* drawing, sounds: takes no turn while the world is
+                                  resimulating (a rollback replay; ecs_world_set_resimulating) */
     bool unscaled;             /* ignores ecs_world_set_time_scale (menus, UI) */
     ecs_condition_fn run_if;   /* the whole stage: asked on thread 0 at the start of its
                                   frame (a member: of each step), before time is added;
@@ -891,8 +919,10 @@ typedef struct ecs_observer_desc {
 ECS_API ecs_observer ecs_observe(ecs_world *w, const ecs_observer_desc *desc);
 /* ECS_ERR_ARG for an unknown observer, ECS_ERR_BUSY during ecs_progress. */
 ECS_API ecs_result   ecs_unobserve(ecs_world *w, ecs_observer o);
-/* While on, observers with skip_when_resimulating do not run (a rollback
-   replays ticks that were already heard and seen). Not part of snapshots. */
+/* While on, observers with skip_when_resimulating do not run and
+   presentation stages take no turn (a rollback replays ticks that were
+   already heard and seen; readers in those stages drop the replay's
+   events, as in a disabled stage). Not part of snapshots. Between frames. */
 ECS_API void ecs_world_set_resimulating(ecs_world *w, bool on);
 /* Whether resimulating is on (false for NULL). */
 ECS_API bool ecs_world_resimulating(const ecs_world *w);
@@ -954,8 +984,10 @@ typedef struct ecs_report {
    unordered conflicting pair; at most 10,000 problems and 10,000 notes are
    listed, the rest counted in omitted / notes_omitted. */
 ECS_API ecs_result ecs_validate(ecs_world *w, ecs_report *out);
+#ifndef ECS_NO_STDIO
 /* One problem per line, then a summary line. */
 ECS_API void ecs_report_print(const ecs_report *r, FILE *out);
+#endif
 /* True when a always finishes before b starts, through declared, inferred or
    stage order (validating first if the graph changed). False for a == b. */
 ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b);
@@ -1006,6 +1038,50 @@ ECS_API void       ecs_world_set_time_scale(ecs_world *w, float scale);
 ECS_API float      ecs_world_time_scale(const ecs_world *w);   /* the scale; 0 for NULL */
 /* Threads that run systems, the caller included. */
 ECS_API int ecs_thread_count(const ecs_world *w);
+
+/* ---- >>sysapi: netcode --------------------------------------------------- */
+/* The hash trace finds where two peers (or a run and its replay) diverged.
+   While on, after each system the library hashes what it was allowed to
+   write: its WRITE terms' columns in the tables its query matched (in
+   match order, which is chunk order), its `writes` ids (their columns in
+   every table, or the resource), and the commands and events it recorded
+   (chunk order; pending handles by index, values through serialize where
+   a component has it, a component with hooks and no serialize by count).
+   It hashes on the thread that finishes the system, before any system
+   ordered after it starts, so the entry is the same on any thread count
+   and shuffle seed. After each turn's sync point it hashes the entity
+   counters and every table's size. Per stage turn the list holds every
+   system of the stage in registration order (ran false and hash 0 when it
+   did not run: peers' lists line up), then the sync point (system 0). */
+typedef struct ecs_hash_step {
+    ecs_system system;         /* 0: the turn's sync point */
+    ecs_stage stage;
+    int step;                  /* the stage's step in this frame (0 for an ordinary stage) */
+    bool ran;                  /* false: skipped, or nothing to do (hash 0) */
+    uint64_t hash;
+} ecs_hash_step;
+/* Between frames; off by default (it costs a pass over what each system
+   wrote). Turning it on or off empties the list. */
+ECS_API void ecs_hash_trace_enable(ecs_world *w, bool on);
+/* The latest ecs_progress's entries (count; *steps may be NULL), valid
+   until the next ecs_progress. 0 when off or for NULL. */
+ECS_API int  ecs_hash_trace(const ecs_world *w, const ecs_hash_step **steps);
+/* Schedule shuffling, to find order dependence: with a seed other than 0,
+   each frame takes a random order among systems the graph leaves
+   unordered (on one thread too), hands a chunked system's chunks to threads
+   in a random order, and delays workers at random before they take a task.
+   A correct program's results (ecs_world_hash, the hash trace) do not
+   change with the seed. Between frames (ECS_ERR_BUSY otherwise). */
+ECS_API ecs_result ecs_world_set_shuffle_seed(ecs_world *w, uint64_t seed);
+/* Deterministic randomness for a system's rows: a pure hash of the world's
+   random_seed, the stage's turn count (the frame count outside systems),
+   the system, the row's entity and salt; never of the shuffle seed or the
+   thread. The same on any thread count, chunking and after a snapshot
+   restore (the seed and the turn counts are in snapshots): chunked systems
+   can jitter without a shared RNG (which would be a self race). row is in
+   [0, it->count), or any value for an iterator without rows (entity 0);
+   0 for a NULL it or a row outside. */
+ECS_API uint64_t ecs_random(const ecs_iter *it, int row, uint32_t salt);
 
 /* ---- >>sysapi: looking inside -------------------------------------------- */
 /* Per-system and per-frame timings, from the latest timed frame. Reading the
@@ -1075,6 +1151,7 @@ ECS_API ecs_result ecs_schedule_simulate(ecs_world *w, int threads, const double
    within the frame, numbering fixed steps). A skipped system has no event.
    Turning it on starts a new recording. */
 ECS_API void ecs_trace_enable(ecs_world *w, bool on);
+#ifndef ECS_NO_STDIO   /* (ECS_NO_STDIO: without the two calls below) */
 /* Writes the recording as Chrome trace-event JSON: open it in
    https://ui.perfetto.dev or chrome://tracing. */
 ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out);
@@ -1086,6 +1163,7 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out);
    events go from emitter to reader, dotted green, labelled with the type.
    Works on an invalid graph too. */
 ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out);
+#endif
 
 #ifdef __cplusplus
 }
@@ -1130,6 +1208,7 @@ template <typename T> static inline ecs_id ecs__component_cxx(ecs_world *w, cons
 
 #include <float.h>
 #include <stdarg.h>
+#include <stdio.h>    /* (vsnprintf: messages; FILE * only without ECS_NO_STDIO) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -1896,6 +1975,9 @@ typedef struct ecs__system {
     ecs_id emits[ECS_MAX_TERMS];
     struct ecs__window *win; /* per event type it reads (in reads order) */
     uint32_t win_count;
+    uint32_t perm_mul, perm_add;   /* >>netcode: shuffled chunk order, this run */
+    uint64_t trace_hash;     /* >>netcode: what it wrote this turn (trace_ran: it ran) */
+    bool trace_ran;
 } ecs__system;
 enum { ECS__GATE_OFF = 1, ECS__GATE_INTERVAL = 2, ECS__GATE_COND = 4 };
 static bool ecs__on_main(const ecs__system *s) {   /* runs on thread 0 */
@@ -1913,6 +1995,7 @@ typedef struct ecs__stage {
     int max_steps;
     uint32_t leader;         /* the first stage of its step group; itself if none */
     bool unscaled;
+    bool presentation;       /* no turn while resimulating */
     ECS__ATOMIC(int) enabled;
     bool dirty;              /* a system of it was added, enabled or disabled since its last turn */
     uint32_t off;            /* its disabled systems (all: the turn runs none) */
@@ -2053,6 +2136,7 @@ typedef struct ecs__tctx {   /* a thread that runs systems; tctx[0] calls ecs_pr
     ecs__event *events;
     uint32_t event_count, event_cap;
     ecs__msg error;          /* its ecs_last_error while systems run */
+    uint64_t rng;            /* >>netcode: its shuffle delays */
 } ecs__tctx;
 
 /* A job's piece p, run by thread tc (>>sync: ecs__job_run). */
@@ -2182,7 +2266,12 @@ typedef struct ecs__sched_state {       /* >>sched */
     uint32_t excl_system;
     uint32_t *ready, ready_count, *main_ready, main_count;   /* heaps, under the queue lock */
     uint32_t *parked, parked_count;  /* ready, but an independent_of partner runs */
-    double *ranks;           /* per system: queue priority */
+    double *ranks;           /* per system: the critical path's queue priority */
+    const double *prio;      /* the heaps' key: ranks, or shuffled when shuffling (>>netcode) */
+    double *shuffled;
+    uint64_t shuffle_seed;   /* 0: none */
+    uint64_t shuffle_now;    /* this frame's (0 when not shuffling) */
+    ECS__ATOMIC(int) jitter; /* workers delay at random before taking (shuffling) */
     uint64_t sched_builds;   /* the graph build the arrays above (and the stage estimates) are
                                 for: adding a system or a stage rebuilds the graph */
     bool measure;            /* the next frame is timed and runs every stage in parallel:
@@ -2208,6 +2297,12 @@ typedef struct ecs__stats_state {       /* >>stats */
     ecs_frame_stats frame_stats;
 } ecs__stats_state;
 
+typedef struct ecs__htrace_state {      /* >>netcode */
+    bool on;
+    ecs_hash_step *steps;    /* the latest frame's */
+    uint32_t count, cap;
+} ecs__htrace_state;
+
 typedef struct ecs__trace_state {       /* >>trace */
     ECS__ATOMIC(uint32_t) trace_lost;
     bool tracing;
@@ -2221,6 +2316,7 @@ struct ecs_world {
     ecs_order order;
     bool check_reads;
     bool vzeroupper;         /* the CPU has AVX (ECS__VZEROUPPER builds) */
+    uint64_t random_seed;    /* ecs_random's (>>netcode); part of snapshots */
     ecs__msg error;
     int deferring;           /* defer_depth + hook_depth: one test on the hot paths */
     ecs__ids_state reg;
@@ -2237,6 +2333,7 @@ struct ecs_world {
     ecs__sched_state sched;
     ecs__stats_state stats;
     ecs__trace_state trace;
+    ecs__htrace_state htrace;
 };
 
 
@@ -2585,6 +2682,38 @@ static bool ecs__query_access_ok(const ecs_world *w, const ecs_query *q) {
     return true;
 }
 #endif
+
+/* A checksum of n values of size bytes (check_reads): 8 bytes a step. */
+static uint64_t ecs__hash_column(const unsigned char *p, size_t bytes) {
+    uint64_t h = 0x9e3779b97f4a7c15ull, x;
+    size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) { memcpy(&x, p + i, 8); h = (h ^ x) * 0xff51afd7ed558ccdull; h ^= h >> 29; }
+    for (; i < bytes; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* check_reads: the READ columns the batch was handed (and the system does
+   not declare for writing anywhere) must come back unchanged. */
+ECS__COLD void ecs__call_checked(ecs_world *w, const ecs__system *s, ecs_iter *it) {
+    uint64_t before[ECS_MAX_TERMS];
+    size_t bytes[ECS_MAX_TERMS];
+    bool check[ECS_MAX_TERMS];
+    for (int i = 0; i < s->term_count; i++) {
+        const ecs_term *t = &s->terms[i];
+        check[i] = it->priv.fields[i] && !(ecs__term_how(t) & ECS__TW);
+        if (ecs__declared(s, t->id) & ECS__WRITES) check[i] = false;
+        if (!check[i]) continue;
+        bytes[i] = (size_t)it->count * w->reg.ids[t->id].size;
+        before[i] = ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]);
+    }
+    s->fn(it);
+    for (int i = 0; i < s->term_count; i++)
+        if (check[i] && ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]) != before[i]) {
+            ecs__refuse(w, "check_reads: system \"%s\" wrote to \"%s\" through a READ field (term %d); "
+                        "declare the term ECS_WRITE", s->name, w->reg.ids[s->terms[i].id].name, i);
+            break;
+        }
+}
 
 /* ---- >>hooks: lifecycle and event hooks, and when they fire -------------- */
 /* Tables that hold a component with hooks take the hooked paths: a value is
@@ -6991,6 +7120,8 @@ struct ecs_snapshot {
     uint32_t table_count;
     size_t dropped;
     bool has_clock;          /* false for a save file of version 1 */
+    bool has_seed;           /* false for a save file before version 6 */
+    uint64_t random_seed;
     uint64_t frame;
     float time_scale;
     ecs__snap_clock *clocks; /* per stage */
@@ -7358,6 +7489,8 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
         !(s->clocks = (ecs__snap_clock *)ecs__snap_alloc(s, (size_t)w->sys.stage_count * sizeof *s->clocks)))
         goto oom;
     s->has_clock = true;
+    s->has_seed = true;
+    s->random_seed = w->random_seed;
     s->frame = w->sched.frame;
     s->time_scale = ecs__scale(w);
     s->clock_count = w->sys.stage_count;
@@ -7520,6 +7653,7 @@ ECS_API ecs_result ecs_snapshot_restore(ecs_world *w, const ecs_snapshot *s) {
         ecs__copy_into(in, (unsigned char *)in->data, s->ids[i].value, 1);
     }
     if (s->has_clock) ecs__clock_restore(w, s);
+    if (s->has_seed) w->random_seed = s->random_seed;
     ecs__events_restore(w, s);
     ecs__stamps_restore(w, s, map);
     ecs__free(w, scratch);
@@ -7533,26 +7667,34 @@ oom:
 /* ---- >>savefile: save files ---------------------------------------------- */
 /* "ECSHSNAP", version, then little-endian fields (see ecs_snapshot_write),
    component bytes as they are, a checksum at the end. */
-#define ECS__FILE_VERSION 5u   /* 2 added the clock, 3 unread events, 4 change stamps, 5 groups' marks;
-                                  older files still read */
-typedef struct ecs__out {   /* buffered: small fields cost a store, not a call */
-    FILE *f;
+#define ECS__FILE_VERSION 6u   /* 2 added the clock, 3 unread events, 4 change stamps, 5 groups' marks,
+                                  6 the length up front and the random seed; older files still read */
+/* Where the bytes go: a write callback, or nowhere (counting them, for
+   the length up front and ecs_snapshot_size). Buffered: small fields cost
+   a store, not a call. */
+typedef struct ecs__out {
+    ecs_write_fn write;      /* NULL: count only */
+    void *ctx;
     ecs__hasher h;
-    bool failed;
+    ecs_result failed;       /* the first error write returned */
+    uint64_t total;          /* bytes so far */
     uint32_t n;
     unsigned char buf[1 << 15];
 } ecs__out;
-static void ecs__out_flush(ecs__out *o) {
-    ecs__hash_feed(&o->h, o->buf, o->n);
-    if (o->n && !o->failed) o->failed = fwrite(o->buf, 1, o->n, o->f) != o->n;
-    o->n = 0;
+
+static void ecs__out_bytes(ecs__out *o, const void *p, size_t n) {
+    o->total += n;
+    if (!o->write || !n) return;
+    ecs__hash_feed(&o->h, p, n);
+    if (!o->failed) o->failed = o->write(p, n, o->ctx);
 }
+
+static void ecs__out_flush(ecs__out *o) { ecs__out_bytes(o, o->buf, o->n); o->n = 0; }
 
 static void ecs__put(ecs__out *o, const void *p, size_t n) {
     if (n > sizeof o->buf - o->n) ecs__out_flush(o);
     if (n <= sizeof o->buf) { memcpy(o->buf + o->n, p, n); o->n += (uint32_t)n; return; }
-    ecs__hash_feed(&o->h, p, n);   /* a big column: straight through */
-    if (!o->failed) o->failed = fwrite(p, 1, n, o->f) != n;
+    ecs__out_bytes(o, p, n);   /* a big column: straight through */
 }
 
 static void ecs__put_u32(ecs__out *o, uint32_t v) {
@@ -7638,32 +7780,10 @@ static void ecs__put_stamps(ecs__out *o, const ecs_snapshot *s) {
     }
 }
 
-ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
-    static const char fn[] = "ecs_snapshot_write";
-    if (!cs) return ECS_ERR_ARG;
-    ecs_snapshot *s = (ecs_snapshot *)cs;   /* only its allocator is used */
-    ecs_world *w = s->world;
-    if (!out) return ecs__fail(w, ECS_ERR_ARG, "%s: out is NULL", fn);
-    for (uint32_t i = 1; i <= s->id_count; i++) {   /* every value must be writable first */
-        const ecs__snap_id *in = &s->ids[i];
-        bool used = in->value != NULL;
-        for (uint32_t t = 0; !used && t < s->table_count; t++)
-            for (uint32_t k = 0; s->tables[t].count && k < s->tables[t].id_count; k++) used |= s->tables[t].ids[k] == i;
-        if (used && in->owning && !in->serialize)
-            return ecs__fail(w, ECS_ERR_ARG, "%s: \"%s\" has lifecycle hooks but no serialize/deserialize "
-                             "hooks, so its values cannot be written", fn, in->name);
-    }
-    ecs__out *o = (ecs__out *)ecs__snap_alloc(s, sizeof *o);
-    if (!o) return ECS__OOM(w, fn);
-    o->f = out;
-    o->failed = false;
-    o->n = 0;
-    ecs__hash_init(&o->h);
-    unsigned char *buf = NULL;
-    size_t cap = 0;
+/* Everything after the length: ids, entities, tables, values, events,
+   stamps, the seed. False when a serialize hook fails (or memory runs out). */
+static bool ecs__save_body(ecs__out *o, ecs_snapshot *s, unsigned char **buf, size_t *cap) {
     bool ok = true;
-    ecs__put(o, "ECSHSNAP", 8);
-    ecs__put_u32(o, ECS__FILE_VERSION);
     ecs__put_u32(o, s->id_count);
     for (uint32_t i = 1; i <= s->id_count; i++) {
         const ecs__snap_id *in = &s->ids[i];
@@ -7700,18 +7820,18 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
         for (uint32_t r = 0; r < st->count; r++) ecs__put_u64(o, st->entities[r]);
         for (uint32_t k = 0, c = 0; ok && k < st->id_count; k++)
             if (s->ids[st->ids[k]].size)
-                ok = ecs__put_values(o, s, &s->ids[st->ids[k]], st->values[c++], st->count, &buf, &cap);
+                ok = ecs__put_values(o, s, &s->ids[st->ids[k]], st->values[c++], st->count, buf, cap);
     }
     for (uint32_t i = 1; ok && i <= s->id_count; i++)
         if (s->ids[i].resource && s->ids[i].value)
-            ok = ecs__put_values(o, s, &s->ids[i], s->ids[i].value, 1, &buf, &cap);
+            ok = ecs__put_values(o, s, &s->ids[i], s->ids[i].value, 1, buf, cap);
     ecs__put_u32(o, s->log_count);   /* unread events, then the readers' places */
     for (uint32_t i = 0; ok && i < s->log_count; i++) {
         const ecs__snap_log *sl = &s->logs[i];
         ecs__put_u32(o, sl->id);
         ecs__put_u64(o, sl->base);
         ecs__put_u64(o, sl->end);
-        ok = ecs__put_values(o, s, &s->ids[sl->id], sl->data, (uint32_t)(sl->end - sl->base), &buf, &cap);
+        ok = ecs__put_values(o, s, &s->ids[sl->id], sl->data, (uint32_t)(sl->end - sl->base), buf, cap);
     }
     ecs__put_u32(o, s->cursor_count);
     for (uint32_t i = 0; i < s->cursor_count; i++) {
@@ -7723,24 +7843,113 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *cs, FILE *out) {
     for (uint32_t i = 0; ok && i < s->queued_count; i++) {
         ecs__put_u32(o, s->queued[i].id);
         ecs__put_u32(o, (uint32_t)s->queued[i].end);
-        ok = ecs__put_values(o, s, &s->ids[s->queued[i].id], s->queued[i].data, (uint32_t)s->queued[i].end, &buf, &cap);
+        ok = ecs__put_values(o, s, &s->ids[s->queued[i].id], s->queued[i].data, (uint32_t)s->queued[i].end, buf, cap);
     }
     ecs__put_stamps(o, s);
+    ecs__put_u64(o, s->has_seed ? s->random_seed : 0);   /* (version 6) */
+    return ok;
+}
+
+/* The snapshot's bytes to o: counting (o->write NULL) or written. */
+static bool ecs__save_pass(ecs__out *o, ecs_snapshot *s, uint64_t length) {
+    unsigned char *buf = NULL;
+    size_t cap = 0;
+    o->failed = ECS_OK;
+    o->total = 0;
+    o->n = 0;
+    ecs__hash_init(&o->h);
+    ecs__put(o, "ECSHSNAP", 8);
+    ecs__put_u32(o, ECS__FILE_VERSION);
+    ecs__put_u64(o, length);   /* (version 6) */
+    bool ok = ecs__save_body(o, s, &buf, &cap);
     ecs__snap_mfree(s, buf);
-    if (!ok) {
-        ecs__snap_mfree(s, o);
-        return ecs__fail(w, ECS_ERR_ARG, "%s: a serialize hook failed (or memory ran out)", fn);
-    }
     ecs__out_flush(o);
     ecs__put_u64(o, ecs__hash_done(&o->h));
     ecs__out_flush(o);
-    bool failed = o->failed || fflush(out);
-    ecs__snap_mfree(s, o);
-    return failed ? ecs__fail(w, ECS_ERR_ARG, "%s: writing the file failed", fn) : ECS_OK;
+    return ok;
 }
 
+/* Whether every value s holds can be written (the error set if not). */
+static ecs_result ecs__save_check(ecs_snapshot *s, const char *fn) {
+    for (uint32_t i = 1; i <= s->id_count; i++) {
+        const ecs__snap_id *in = &s->ids[i];
+        bool used = in->value != NULL;
+        for (uint32_t t = 0; !used && t < s->table_count; t++)
+            for (uint32_t k = 0; s->tables[t].count && k < s->tables[t].id_count; k++) used |= s->tables[t].ids[k] == i;
+        if (used && in->owning && !in->serialize)
+            return ecs__fail(s->world, ECS_ERR_ARG, "%s: \"%s\" has lifecycle hooks but no serialize/deserialize "
+                             "hooks, so its values cannot be written", fn, in->name);
+    }
+    return ECS_OK;
+}
+
+/* The length of s's bytes (a pass that only counts them); *po gets the
+   buffer for the writing pass. */
+static ecs_result ecs__save_length(ecs_snapshot *s, ecs__out **po, uint64_t *length, const char *fn) {
+    *po = NULL;
+    ecs_result r = ecs__save_check(s, fn);
+    if (r) return r;
+    ecs__out *o = (ecs__out *)ecs__snap_alloc(s, sizeof *o);
+    if (!o) return ECS__OOM(s->world, fn);
+    o->write = NULL;
+    if (!ecs__save_pass(o, s, 0)) {
+        ecs__snap_mfree(s, o);
+        return ecs__fail(s->world, ECS_ERR_ARG, "%s: a serialize hook failed (or memory ran out)", fn);
+    }
+    *po = o;
+    *length = o->total;
+    return ECS_OK;
+}
+
+ECS_API size_t ecs_snapshot_size(const ecs_snapshot *cs) {
+    if (!cs) return 0;
+    ecs_snapshot *s = (ecs_snapshot *)cs;   /* only its allocator is used */
+    ecs__out *o;
+    uint64_t n = 0;
+    if (ecs__save_length(s, &o, &n, "ecs_snapshot_size")) return 0;
+    ecs__snap_mfree(s, o);
+    return n <= SIZE_MAX ? (size_t)n : 0;
+}
+
+static ecs_result ecs__save(const ecs_snapshot *cs, ecs_write_fn write, void *ctx, const char *fn) {
+    if (!cs) return ECS_ERR_ARG;
+    ecs_snapshot *s = (ecs_snapshot *)cs;
+    if (!write) return ecs__fail(s->world, ECS_ERR_ARG, "%s: no write callback", fn);
+    ecs__out *o;
+    uint64_t length = 0;
+    ecs_result r = ecs__save_length(s, &o, &length, fn);   /* for the length up front */
+    if (r) return r;
+    o->write = write;
+    o->ctx = ctx;
+    bool ok = ecs__save_pass(o, s, length);
+    ecs_result failed = o->failed;
+    uint64_t total = o->total;
+    ecs__snap_mfree(s, o);
+    if (failed) return ecs__fail(s->world, failed, "%s: the write callback failed (%d)", fn, (int)failed);
+    if (!ok || total != length)   /* a serialize hook that says something else the second time */
+        return ecs__fail(s->world, ECS_ERR_ARG, "%s: a serialize hook failed, or gave other bytes the second time", fn);
+    return ECS_OK;
+}
+
+ECS_API ecs_result ecs_snapshot_save(const ecs_snapshot *s, ecs_write_fn write, void *ctx) {
+    return ecs__save(s, write, ctx, "ecs_snapshot_save");
+}
+
+#ifndef ECS_NO_STDIO
+static ecs_result ecs__file_write(const void *bytes, size_t size, void *ctx) {
+    return fwrite(bytes, 1, size, (FILE *)ctx) == size ? ECS_OK : ECS_ERR_ARG;
+}
+
+ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *s, FILE *out) {
+    if (s && !out) return ecs__fail(s->world, ECS_ERR_ARG, "ecs_snapshot_write: out is NULL");
+    ecs_result r = ecs__save(s, ecs__file_write, out, "ecs_snapshot_write");
+    if (!r && fflush(out)) r = ecs__fail(s->world, ECS_ERR_ARG, "ecs_snapshot_write: writing the file failed");
+    return r;
+}
+#endif
+
 /* Reading: the whole file in memory, checked before anything is built. */
-typedef struct ecs__in { const unsigned char *p, *end; bool bad; } ecs__in;
+typedef struct ecs__in { const unsigned char *p, *end; bool bad; const char *fn; } ecs__in;   /* fn: for messages */
 static const unsigned char *ecs__get_bytes(ecs__in *r, size_t n) {
     if (r->bad || (size_t)(r->end - r->p) < n) { r->bad = true; return NULL; }
     const unsigned char *p = r->p;
@@ -7888,8 +8097,8 @@ static bool ecs__read_ids(ecs_world *w, ecs__in *r, uint32_t nids, uint32_t *fma
                   (ser ? wi->deserialize != NULL : !wi->lifecycle) ? id : 0;
         flags[i] = (unsigned char)fl;
         if (!fmap[i] && (fl & 5)) {   /* kept whole or not at all: the file would not restore */
-            ecs__fail(w, ECS_ERR_ARG, "ecs_snapshot_read: the file's %s \"%s\" (size %u) is not one "
-                      "this world can take (%s)", fl & 1 ? "resource" : "event type", name, (unsigned)sz,
+            ecs__fail(w, ECS_ERR_ARG, "%s: the file's %s \"%s\" (size %u) is not one "
+                      "this world can take (%s)", r->fn, fl & 1 ? "resource" : "event type", name, (unsigned)sz,
                       !wi ? "not registered" : wi->size != sz ? "another size" : "another kind, or other hooks");
             return false;
         }
@@ -7918,8 +8127,8 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
     if (r->bad || count > ECS__MAX_ROWS || count > (size_t)(r->end - r->p) / 8) return r->bad = true, ECS_ERR_ARG;
     if (unknown) {   /* a table with ids this world lacks must be empty */
         if (!count) return ECS_OK;
-        return ecs__fail(w, ECS_ERR_ARG, "ecs_snapshot_read: entities in the file have a component this "
-                         "world does not register with the same size, kind and hooks");
+        return ecs__fail(w, ECS_ERR_ARG, "%s: entities in the file have a component this "
+                         "world does not register with the same size, kind and hooks", r->fn);
     }
     for (uint32_t k = 0; k < n; k++) { ids[k] = fmap[from[k]]; order[k] = k; }
     for (uint32_t a = 1; a < n; a++)   /* sort, carrying the file position along */
@@ -8076,32 +8285,64 @@ static ecs_result ecs__read_stamps(ecs__in *r, ecs_snapshot *s, uint32_t nids, c
     return r->bad ? ECS_ERR_ARG : ECS_OK;
 }
 
-ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
-    static const char fn[] = "ecs_snapshot_read";
+/* A snapshot's bytes from read: its length from the header (version 6),
+   else (an older file) all read gives. NULL + error; *size the length. */
+static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx, size_t *size, const char *fn) {
+    size_t cap = 1 << 12, have = 0, want = 20;   /* magic, version, length */
+    unsigned char *data = (unsigned char *)ecs__alloc(w, cap);
+    bool sized = false;
+    while (data) {
+        if (have == want && !sized) {   /* the header is in */
+            sized = true;
+            uint32_t version = (uint32_t)ecs__le64(data + 8);
+            uint64_t length = ecs__le64(data + 12);
+            if (memcmp(data, "ECSHSNAP", 8)) break;
+            if (version > 5 && (length < 28 || length > SIZE_MAX)) break;
+            want = version > 5 ? (size_t)length : SIZE_MAX;   /* older: to the end */
+        }
+        if (have == want) { *size = have; return data; }
+        if (have == cap) {
+            size_t grow = cap < SIZE_MAX / 2 ? cap * 2 : SIZE_MAX;
+            unsigned char *bigger = (unsigned char *)ecs__realloc(w, data, grow < want ? grow : want);
+            if (!bigger) { ecs__free(w, data); ECS__OOM(w, fn); return NULL; }
+            data = bigger;
+            cap = grow < want ? grow : want;
+        }
+        size_t ask = (want < cap ? want : cap) - have, got = read(data + have, ask, ctx);
+        if (got > ask) break;
+        have += got;
+        if (got < ask) {   /* the end of read's data */
+            if (want == SIZE_MAX && sized) { *size = have; return data; }
+            break;
+        }
+    }
+    if (data) {
+        ecs__fail(w, ECS_ERR_ARG, "%s: %s", fn, have >= 8 && memcmp(data, "ECSHSNAP", 8) ? "not an ecs.h save file"
+                  : sized ? "the snapshot is truncated (read came up short) or its length is bad"
+                          : "not an ecs.h save file (too short)");
+        ecs__free(w, data);
+    } else {
+        ECS__OOM(w, fn);
+    }
+    return NULL;
+}
+
+static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, const char *fn) {
     if (!w) return NULL;
-    if (!in) { ecs__fail(w, ECS_ERR_ARG, "%s: in is NULL", fn); return NULL; }
-    size_t size = 0, cap = 1 << 16, got = 1;
-    unsigned char *data = (unsigned char *)ecs__alloc(w, cap), *flags = NULL;
+    if (!read) { ecs__fail(w, ECS_ERR_ARG, "%s: no read callback", fn); return NULL; }
+    size_t size = 0;
+    unsigned char *data = ecs__load_bytes(w, read, ctx, &size, fn), *flags = NULL;
+    if (!data) return NULL;
     ecs_snapshot *s = NULL;
     uint32_t *fmap = NULL, *tmap = NULL, *mark = NULL, *work = NULL;
     uint64_t *sets = NULL;
     const char *why = "the file is not consistent";
     ecs_result res = ECS_ERR_ARG;
-    ecs__in r = {NULL, NULL, false}, rr = {NULL, NULL, false}, clock;
+    ecs__in r = {NULL, NULL, false, fn}, rr = {NULL, NULL, false, fn}, clock;
     ecs__hasher h;
     uint32_t nids = 0, rc = 0, fh = 0, fc = 0, alive = 0, nrel = 0, ntab = 0, version;
     uint64_t dropped = 0;
     const unsigned char *recs = NULL, *rels = NULL;
-    while (data && got) {   /* the whole stream: files, pipes */
-        if (size == cap) {
-            unsigned char *bigger = cap < SIZE_MAX / 2 ? (unsigned char *)ecs__realloc(w, data, cap * 2) : NULL;
-            if (!bigger) { ecs__free(w, data); data = NULL; break; }
-            data = bigger;
-            cap *= 2;
-        }
-        size += got = fread(data + size, 1, cap - size, in);
-    }
-    if (!data) { ECS__OOM(w, fn); return NULL; }
     r.p = data; r.end = data + size;
     ecs__hash_init(&h);
     if (size < 28 || memcmp(data, "ECSHSNAP", 8)) { why = "not an ecs.h save file"; goto fail; }
@@ -8111,6 +8352,7 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
     r.p += 8;
     version = ecs__get_u32(&r);
     if (version < 1 || version > ECS__FILE_VERSION) { why = "the file has another version"; goto fail; }
+    if (version > 5 && ecs__get_u64(&r) != size) goto fail;   /* (checked while reading) */
     nids = ecs__get_u32(&r);
     if (nids > (size_t)(r.end - r.p) / 12) goto fail;
     if (!(fmap = (uint32_t *)ecs__alloc(w, ((size_t)nids + 1) * sizeof *fmap)) ||
@@ -8173,7 +8415,8 @@ ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
     }
     if (version > 2 && (res = ecs__read_events(&r, s, nids, fmap, flags))) { if (res == ECS_ERR_NOMEM) goto oom; goto fail; }
     if (version > 3 && (res = ecs__read_stamps(&r, s, nids, fmap, ntab, tmap, version))) { if (res == ECS_ERR_NOMEM) goto oom; goto fail; }
-    if (r.p != r.end) goto fail;
+    if (version > 5) { s->has_seed = true; s->random_seed = ecs__get_u64(&r); }
+    if (r.bad || r.p != r.end) goto fail;
     for (uint32_t i = 0; i < rc; i++)   /* records name the snapshot's tables */
         if (s->records[i].table != ECS__NONE) {
             if (s->records[i].table >= ntab || tmap[s->records[i].table] == ECS__NONE) goto fail;
@@ -8196,6 +8439,19 @@ done:
     ecs__free(w, tmap); ecs__free(w, sets); ecs__free(w, mark);
     return s;
 }
+
+ECS_API ecs_snapshot *ecs_snapshot_load(ecs_world *w, ecs_read_fn read, void *ctx) {
+    return ecs__snap_load(w, read, ctx, "ecs_snapshot_load");
+}
+
+#ifndef ECS_NO_STDIO
+static size_t ecs__file_read(void *bytes, size_t size, void *ctx) { return fread(bytes, 1, size, (FILE *)ctx); }
+
+ECS_API ecs_snapshot *ecs_snapshot_read(ecs_world *w, FILE *in) {
+    if (w && !in) { ecs__fail(w, ECS_ERR_ARG, "ecs_snapshot_read: in is NULL"); return NULL; }
+    return ecs__snap_load(w, ecs__file_read, in, "ecs_snapshot_read");
+}
+#endif
 
 /* ---- >>hash: the world hash ---------------------------------------------- */
 /* The next of ids (n of them) by name after prev (NULL: the first), or -1:
@@ -8623,6 +8879,7 @@ ECS_API ecs_stage ecs_stage_init(ecs_world *w, const ecs_stage_desc *d) {
     st->max_lag = d->max_lag > 0 ? d->max_lag : d->fixed_dt > 0.25f ? d->fixed_dt : 0.25f;
     st->leader = d->step_with ? d->step_with : w->sys.stage_count;
     st->unscaled = d->unscaled;
+    st->presentation = d->presentation;
     ecs__store(&st->enabled, 1);
     st->run_if = d->run_if;
     st->run_if_ctx = d->run_if_ctx;
@@ -9595,6 +9852,7 @@ static bool ecs__stage_order_problems(ecs_world *w) {
     return true;
 }
 
+#ifndef ECS_NO_STDIO
 ECS_API void ecs_report_print(const ecs_report *r, FILE *out) {
     if (!r || !out) return;
     for (int i = 0; i < r->count; i++) fprintf(out, "%s\n", r->problems[i].message);
@@ -9607,6 +9865,7 @@ ECS_API void ecs_report_print(const ecs_report *r, FILE *out) {
     if (notes) fprintf(out, " (%d note%s)", notes, notes > 1 ? "s" : "");
     fputc('\n', out);
 }
+#endif
 
 /* ---- >>validate: the system graph, stage by stage ------------------------- */
 /* Validation builds, per stage (seeds 000-003), in these steps, one
@@ -10110,6 +10369,7 @@ ECS_API bool ecs_system_precedes(ecs_world *w, ecs_system a, ecs_system b) {
 }
 
 /* ---- >>dot: the graph for Graphviz ---------------------------------------- */
+#ifndef ECS_NO_STDIO
 static void ecs__dot_html(FILE *out, const char *s) {   /* text inside an HTML-like label */
     for (; *s; s++) {
         if (*s == '<') fputs("&lt;", out);
@@ -10213,6 +10473,235 @@ ECS_API ecs_result ecs_write_dot(ecs_world *w, FILE *out) {
     fprintf(out, "}\n");
     return ferror(out) ? ecs__fail(w, ECS_ERR_ARG, "ecs_write_dot: writing failed") : ECS_OK;
 }
+#endif   /* ECS_NO_STDIO */
+
+/* ---- >>netcode: the hash trace, schedule shuffling, ecs_random ---------- */
+/* The hash trace's entries are made where a system completes (ecs__complete,
+   or the inline loop): nothing ordered after it has started, and nothing
+   unordered with it may touch what it writes, so what is hashed is what the
+   system left, on any thread count. Shuffling changes only choices the
+   graph leaves open: the heaps' key, the inline order, chunk order. */
+
+/* A pending handle by its index only: the buffer's serial depends on which
+   thread readied the system. */
+static ecs_entity ecs__htrace_handle(ecs_entity e) {
+    return (e & ECS__PENDING) ? ECS__PENDING | ecs__pending_index(e) : e;
+}
+
+/* One recorded value (a command's or an event's): its bytes with handles
+   normalized, or what serialize says; a value with hooks and no serialize
+   only counts (its bytes may be pointers). */
+static void ecs__htrace_value(ecs_world *w, ecs__hasher *h, const ecs__idinfo *in, const unsigned char *v,
+                              ecs__hash_buf *b) {
+    if (in->serialize || !in->entity_field_count || in->size > sizeof b->small) {
+        if (!in->lifecycle || in->serialize) ecs__hash_value(w, h, in, v, b);
+        return;
+    }
+    memcpy(b->small, v, in->size);
+    for (int k = 0; k < in->entity_field_count; k++) {
+        ecs_entity e;
+        memcpy(&e, b->small + in->entity_fields[k], sizeof e);
+        e = ecs__htrace_handle(e);
+        memcpy(b->small + in->entity_fields[k], &e, sizeof e);
+    }
+    if (!in->lifecycle) ecs__hash_feed(h, b->small, in->size);
+}
+
+/* n values of a column or a resource (no pending handles there). */
+static void ecs__htrace_column(ecs_world *w, ecs__hasher *h, const ecs__idinfo *in, const unsigned char *v,
+                               uint32_t n, ecs__hash_buf *b) {
+    ecs__hash_feed(h, &n, sizeof n);
+    if (!in->serialize) { if (!in->lifecycle) ecs__hash_feed(h, v, (size_t)n * in->size); return; }
+    for (uint32_t i = 0; i < n; i++) ecs__hash_value(w, h, in, v + (size_t)i * in->size, b);
+}
+
+/* A buffer's commands, then its events by type. */
+static void ecs__htrace_commands(ecs_world *w, ecs__hasher *h, const ecs_commands *c, ecs__hash_buf *b) {
+    for (uint32_t k = 0; k < c->count; k++) {
+        const ecs__cmd *x = &c->cmds[k];
+        uint64_t f[3] = {x->op, x->id, ecs__htrace_handle(x->e)};
+        ecs__hash_feed(h, f, sizeof f);
+        if (x->op == ECS__CMD_PARENT || x->op == ECS__CMD_INSTANTIATE) {
+            ecs_entity e;
+            memcpy(&e, c->data + x->value, sizeof e);
+            e = ecs__htrace_handle(e);
+            ecs__hash_feed(h, &e, sizeof e);
+        } else if (x->op == ECS__CMD_SET && w->reg.ids[x->id].size) {
+            ecs__htrace_value(w, h, &w->reg.ids[x->id], c->data + x->value, b);
+        }
+    }
+    for (uint32_t k = 0; c->ev_count && k < c->evb_count; k++) {
+        const ecs__evbuf *e = &c->evb[k];
+        if (!e->count) continue;
+        uint32_t f[2] = {e->id, e->count};
+        ecs__hash_feed(h, f, sizeof f);
+        for (uint32_t i = 0; e->size && i < e->count; i++)
+            ecs__htrace_value(w, h, &w->reg.ids[e->id], e->data + (size_t)i * e->size, b);
+    }
+}
+
+/* System s completed this turn: what it was allowed to write (see
+   ecs_hash_step). */
+static void ecs__htrace_system(ecs_world *w, ecs__system *s) {
+    s->trace_ran = s->chunks != 0;
+    s->trace_hash = 0;
+    if (!s->trace_ran) return;
+    ecs__hasher h;
+    ecs__hash_init(&h);
+    ecs__hash_buf b;
+    b.p = b.small;
+    b.cap = sizeof b.small;
+    for (uint32_t i = 0; s->query && i < s->query->match_count; i++) {
+        const ecs__match *m = &s->query->matches[i];
+        if (!m->table->count) continue;
+        for (int k = 0; k < s->term_count; k++)
+            if ((ecs__term_how(&s->terms[k]) & ECS__TW) && m->column[k] >= 0)
+                ecs__htrace_column(w, &h, &w->reg.ids[s->terms[k].id], m->table->columns[m->column[k]].data,
+                                   m->table->count, &b);
+    }
+    for (int k = 0; k < ECS_MAX_TERMS && s->writes[k]; k++) {
+        const ecs__idinfo *in = &w->reg.ids[s->writes[k]];
+        if (in->resource) { ecs__htrace_column(w, &h, in, (const unsigned char *)in->data, 1, &b); continue; }
+        for (uint32_t t = 0; in->size && t < w->tab.table_count; t++) {
+            const ecs__table *tb = w->tab.tables[t];
+            int32_t x = tb->count ? ecs__table_find_id(tb, s->writes[k]) : -1;
+            if (x >= 0 && tb->column_of[x] >= 0)
+                ecs__htrace_column(w, &h, in, tb->columns[tb->column_of[x]].data, tb->count, &b);
+        }
+    }
+    for (uint32_t c = 0; c < s->chunks && c < s->buf_count; c++) ecs__htrace_commands(w, &h, &s->bufs[c], &b);
+    if (b.p != b.small) ecs__free(w, b.p);
+    s->trace_hash = ecs__hash_done(&h);
+}
+
+/* Before stage st's turn: room for its entries (the turn does not start
+   without it), and every system not run yet. */
+static bool ecs__htrace_begin(ecs_world *w, const ecs__stage_graph *sg) {
+    ecs__htrace_state *ht = &w->htrace;
+    if (!ECS__RESERVE(w, ht->steps, ht->cap, (size_t)ht->count + sg->count + 1)) return false;
+    for (uint32_t k = 0; k < sg->count; k++) {
+        ecs__system *s = &w->sys.systems[w->graph.reg[sg->first + k]];
+        s->trace_ran = false;
+        s->trace_hash = 0;
+    }
+    return true;
+}
+
+/* After stage st's turn (its sync point applied): its entries. */
+static void ecs__htrace_end(ecs_world *w, uint32_t st, const ecs__stage_graph *sg) {
+    ecs__htrace_state *ht = &w->htrace;
+    for (uint32_t k = 0; k <= sg->count; k++) {
+        ecs_hash_step *e = &ht->steps[ht->count++];
+        e->stage = st;
+        e->step = (int)w->sched.step;
+        if (k < sg->count) {
+            uint32_t si = w->graph.reg[sg->first + k];
+            e->system = si + 1;
+            e->ran = w->sys.systems[si].trace_ran;
+            e->hash = w->sys.systems[si].trace_hash;
+            continue;
+        }
+        ecs__hasher h;   /* the sync point: the entity counters, the tables' sizes */
+        ecs__hash_init(&h);
+        uint32_t head[4] = {w->ent.record_count, w->ent.free_head, w->ent.free_count, w->ent.alive};
+        ecs__hash_feed(&h, head, sizeof head);
+        for (uint32_t t = 0; t < w->tab.table_count; t++) ecs__hash_feed(&h, &w->tab.tables[t]->count, 4);
+        e->system = 0;
+        e->ran = true;
+        e->hash = ecs__hash_done(&h);
+    }
+}
+
+ECS_API void ecs_hash_trace_enable(ecs_world *w, bool on) {
+    if (!w || ecs__check_idle(w, "ecs_hash_trace_enable")) return;
+    w->htrace.on = on;
+    w->htrace.count = 0;
+}
+
+ECS_API int ecs_hash_trace(const ecs_world *w, const ecs_hash_step **steps) {
+    if (steps) *steps = w && w->htrace.count ? w->htrace.steps : NULL;
+    return w ? (int)w->htrace.count : 0;
+}
+
+/* A frame's shuffling: its seed (0: none) and the key array. */
+static bool ecs__shuffle_frame(ecs_world *w) {
+    w->sched.prio = w->sched.ranks;
+    w->sched.shuffle_now = 0;
+    if (!w->sched.shuffle_seed) return true;
+    size_t n = w->sys.system_count ? w->sys.system_count : 1;
+    double *p = (double *)ecs__realloc(w, w->sched.shuffled, n * sizeof *p);
+    if (!p) return false;
+    w->sched.shuffled = p;
+    w->sched.prio = p;
+    w->sched.shuffle_now = ecs__hash64(w->sched.shuffle_seed ^ ecs__hash64(w->sched.frame + 0x9e3779b97f4a7c15ull)) | 1;
+    return true;
+}
+
+/* The k-th random number of this frame's turn for system (or stream) x. */
+static uint64_t ecs__shuffle_rand(const ecs_world *w, uint64_t x, uint64_t k) {
+    return ecs__hash64(w->sched.shuffle_now ^ ecs__hash64((w->sched.turn << 24 ^ x) * 0x9e3779b97f4a7c15ull + k));
+}
+
+/* Shuffling: a worker waits a random moment before it takes a task, so
+   which thread takes which task (and who wakes first) varies. */
+#if ECS__THREADS
+static void ecs__shuffle_delay(ecs__tctx *tc) {
+    tc->rng = ecs__hash64(tc->rng + 0x9e3779b97f4a7c15ull + (uint64_t)tc->index);
+    for (uint32_t i = (uint32_t)(tc->rng & 255); i; i--) ECS__PAUSE();
+}
+#endif
+
+/* A turn's heap keys: random, so ready systems come in a random order. */
+static void ecs__shuffle_turn(ecs_world *w, const ecs__stage_graph *sg) {
+    for (uint32_t k = 0; k < sg->count; k++) {
+        uint32_t si = w->graph.order[sg->first + k];
+        w->sched.shuffled[si] = (double)(ecs__shuffle_rand(w, si, 0) >> 11);
+    }
+}
+
+static uint32_t ecs__gcd(uint32_t a, uint32_t b) { while (b) { uint32_t t = a % b; a = b; b = t; } return a; }
+
+/* A readied chunked system's chunk order this run: c -> (c * mul + add) mod
+   chunks, a permutation (mul coprime to chunks). */
+static void ecs__shuffle_chunks(ecs_world *w, ecs__system *s) {
+    uint32_t n = s->chunks;
+    uint64_t r = ecs__shuffle_rand(w, (uint64_t)(s - w->sys.systems), 1);
+    s->perm_mul = 1;
+    s->perm_add = 0;
+    if (n < 2) return;
+    s->perm_mul = 1 + (uint32_t)(r % (n - 1));
+    while (ecs__gcd(s->perm_mul, n) != 1) s->perm_mul = s->perm_mul % (n - 1) + 1;
+    s->perm_add = (uint32_t)((r >> 32) % n);
+}
+
+/* The chunk the k-th claim of s runs. */
+static uint32_t ecs__chunk_of(const ecs_world *w, const ecs__system *s, uint32_t k) {
+    if (!w->sched.shuffle_now || s->chunks < 2) return k;
+    return (uint32_t)(((uint64_t)k * s->perm_mul + s->perm_add) % s->chunks);
+}
+
+ECS_API ecs_result ecs_world_set_shuffle_seed(ecs_world *w, uint64_t seed) {
+    if (!w) return ECS_ERR_ARG;
+    ecs_result r = ecs__check_idle(w, "ecs_world_set_shuffle_seed");
+    if (r) return r;
+    w->sched.shuffle_seed = seed;
+    return ECS_OK;
+}
+
+ECS_API uint64_t ecs_random(const ecs_iter *it, int row, uint32_t salt) {
+    if (!it || !it->world) return 0;
+    const ecs_world *w = it->world;
+    ecs_entity e = 0;
+    if (it->count > 0) {
+        if (row < 0 || row >= it->count || !it->entities) return 0;
+        e = it->entities[row];
+    }
+    uint64_t turn = it->system ? w->sched.turn : w->sched.frame;
+    uint64_t x = ecs__hash64(w->random_seed + 0x9e3779b97f4a7c15ull);
+    x = ecs__hash64(x ^ (turn + 0x632be59bd9b4e019ull));
+    x = ecs__hash64(x ^ ((uint64_t)it->system << 32 | salt));
+    return ecs__hash64(x ^ (e * 0xc2b2ae3d27d4eb4full + 1));
+}
 
 /* ---- >>sched: running the graph ------------------------------------------ */
 /* Seeds 001-004. Each stage runs its transitively reduced graph: a system
@@ -10282,6 +10771,7 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
         s->next_chunk = 0;
         s->ran_chunks = chunks;
         ecs__store(&s->done_chunks, 0);
+        if (ECS__UNLIKELY(w->sched.shuffle_now)) ecs__shuffle_chunks(w, s);
     }
     if (chunks > s->buf_count) {
         uint32_t old = s->buf_cap;
@@ -10352,38 +10842,6 @@ ECS__HOT bool ecs__may_start(ecs_world *w, ecs__tctx *tc, ecs__system *s, uint32
     if (ecs__load(&w->sched.failed) || (s->gate && !ecs__gate_open(w, tc, s, si))) { s->chunks = 0; return false; }
     if (s->cond_due) { s->chunks = 1; s->next_chunk = 0; return true; }   /* one task: ecs__take_due */
     return ecs__prepare(w, s);
-}
-
-/* A checksum of n values of size bytes (check_reads): 8 bytes a step. */
-static uint64_t ecs__hash_column(const unsigned char *p, size_t bytes) {
-    uint64_t h = 0x9e3779b97f4a7c15ull, x;
-    size_t i = 0;
-    for (; i + 8 <= bytes; i += 8) { memcpy(&x, p + i, 8); h = (h ^ x) * 0xff51afd7ed558ccdull; h ^= h >> 29; }
-    for (; i < bytes; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
-/* check_reads: the READ columns the batch was handed (and the system does
-   not declare for writing anywhere) must come back unchanged. */
-ECS__COLD void ecs__call_checked(ecs_world *w, const ecs__system *s, ecs_iter *it) {
-    uint64_t before[ECS_MAX_TERMS];
-    size_t bytes[ECS_MAX_TERMS];
-    bool check[ECS_MAX_TERMS];
-    for (int i = 0; i < s->term_count; i++) {
-        const ecs_term *t = &s->terms[i];
-        check[i] = it->priv.fields[i] && !(ecs__term_how(t) & ECS__TW);
-        if (ecs__declared(s, t->id) & ECS__WRITES) check[i] = false;
-        if (!check[i]) continue;
-        bytes[i] = (size_t)it->count * w->reg.ids[t->id].size;
-        before[i] = ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]);
-    }
-    s->fn(it);
-    for (int i = 0; i < s->term_count; i++)
-        if (check[i] && ecs__hash_column((const unsigned char *)it->priv.fields[i], bytes[i]) != before[i]) {
-            ecs__refuse(w, "check_reads: system \"%s\" wrote to \"%s\" through a READ field (term %d); "
-                        "declare the term ECS_WRITE", s->name, w->reg.ids[s->terms[i].id].name, i);
-            break;
-        }
 }
 
 /* Calls s on rows [row, row + n) of the table m matches. */
@@ -10590,6 +11048,8 @@ static void ecs__complete(ecs_world *w, ecs__tctx *tc, uint32_t si) {
         uint32_t v = tc->work[--n], local = w->graph.local[v];
         ecs__finished(w, &w->sys.systems[v], w->sys.systems[v].chunks);
         if (w->sys.systems[v].reads_events) ecs__windows_done(&w->sys.systems[v]);   /* (never plain) */
+        if (ECS__UNLIKELY(w->htrace.on)) ecs__htrace_system(w, &w->sys.systems[v]);   /* before partners
+                                                                                        and successors */
         if (w->sys.systems[v].active && ecs__unpark(w, v)) { pushed = true; shared = true; }
         for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
             uint32_t u = order[sg->succ[e]];
@@ -10640,10 +11100,10 @@ static bool ecs__park(ecs_world *w, uint32_t si) {
 
 static void ecs__heap_add(ecs_world *w, uint32_t si) {   /* under the queue lock */
     if (ecs__on_main(&w->sys.systems[si])) {
-        ecs__heap_push(w->sched.main_ready, &w->sched.main_count, si, w->sched.ranks);
+        ecs__heap_push(w->sched.main_ready, &w->sched.main_count, si, w->sched.prio);
         (void)ecs__add_fetch_sc(&w->sched.main_queued, 1);
     } else {
-        ecs__heap_push(w->sched.ready, &w->sched.ready_count, si, w->sched.ranks);
+        ecs__heap_push(w->sched.ready, &w->sched.ready_count, si, w->sched.prio);
         (void)ecs__add_fetch_sc(&w->sched.queued, 1);
     }
 }
@@ -10674,7 +11134,7 @@ static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
     ecs__qlock(w);
     for (;;) {
         if (thread == 0 && w->sched.main_count) {
-            t->system = ecs__heap_pop(w->sched.main_ready, &w->sched.main_count, w->sched.ranks);
+            t->system = ecs__heap_pop(w->sched.main_ready, &w->sched.main_count, w->sched.prio);
             t->chunk = ECS__NONE;
             (void)ecs__sub_fetch(&w->sched.main_queued, 1);
             if (ecs__park(w, t->system)) continue;
@@ -10683,15 +11143,15 @@ static bool ecs__take(ecs_world *w, int thread, ecs__task *t) {
             ecs__system *s = &w->sys.systems[w->sched.ready[0]];
             t->system = w->sched.ready[0];
             if (s->next_chunk == 0 && ecs__has_partners(w, t->system) && ecs__blocked(w, t->system)) {
-                ecs__heap_pop(w->sched.ready, &w->sched.ready_count, w->sched.ranks);
+                ecs__heap_pop(w->sched.ready, &w->sched.ready_count, w->sched.prio);
                 (void)ecs__sub_fetch(&w->sched.queued, 1);   /* queued counts heap entries */
                 w->sched.parked[w->sched.parked_count++] = t->system;
                 continue;
             }
             if (s->next_chunk == 0 && ecs__has_partners(w, t->system)) s->active = true;
-            t->chunk = s->chunk_size > 0 ? s->next_chunk++ : ECS__NONE;
+            t->chunk = s->chunk_size > 0 ? ecs__chunk_of(w, s, s->next_chunk++) : ECS__NONE;
             if (t->chunk == ECS__NONE || s->next_chunk == s->chunks) {   /* its last chunk */
-                ecs__heap_pop(w->sched.ready, &w->sched.ready_count, w->sched.ranks);
+                ecs__heap_pop(w->sched.ready, &w->sched.ready_count, w->sched.prio);
                 (void)ecs__sub_fetch(&w->sched.queued, 1);
             }
             got = true;
@@ -10779,6 +11239,7 @@ static int ecs__worker_main(void *arg) {
     for (;;) {
         ecs__task t;
         if (ecs__job_join(w, tc)) continue;
+        if (ECS__UNLIKELY(ecs__load_relaxed(&w->sched.jitter))) ecs__shuffle_delay(tc);
         if (ecs__take(w, tc->index, &t)) {
             if (!w->sys.systems[t.system].cond_due || ecs__take_due(w, tc, t.system)) {
                 (void)ecs__run(w, tc, t.system, t.chunk, 0);
@@ -10870,13 +11331,32 @@ ECS__HOT void ecs__run_plain(ecs_world *w, ecs__tctx *tc, uint32_t si, const ecs
     ecs__finished(w, s, 1);
 }
 
+/* System si on thread 0 in an inline stage, the general way; false once
+   the frame stopped. t: the previous system's end when timing. */
+static bool ecs__inline_one(ecs_world *w, ecs__tctx *tc, uint32_t si, uint64_t *t) {
+    ecs__system *s = &w->sys.systems[si];
+    if (!ecs__may_start(w, tc, s, si)) return !ecs__load(&w->sched.failed);
+    if (s->flags & ECS_SYSTEM_EXCLUSIVE) {
+        ecs__exclusive(w, si);
+        *t = 0;
+    } else if (s->chunk_size > 0) {
+        for (uint32_t c = 0; c < s->chunks; c++) *t = ecs__run(w, tc, si, ecs__chunk_of(w, s, c), *t);
+    } else {
+        *t = ecs__run(w, tc, si, ECS__NONE, *t);
+    }
+    ecs__finished(w, s, s->chunks);
+    if (s->reads_events) ecs__windows_done(s);   /* (a reader is never plain) */
+    if (ECS__UNLIKELY(w->htrace.on)) ecs__htrace_system(w, s);
+    return true;
+}
+
 /* Aligned: a tiny frame's time is this loop's, and should not depend on
    where the rest of the program's code happens to land. */
 ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
     ecs__tctx *tc = &w->sched.tctx[0];
     const uint32_t *run = w->graph.run + sg->first;
     uint64_t t = w->stats.timing ? ecs__now_ns() : 0;   /* timing: the previous system's end */
-    const bool lean = !w->stats.timing;
+    const bool lean = !w->stats.timing && !w->htrace.on;   /* (the trace hashes after each system) */
     for (uint32_t k = 0; k < sg->count; k++) {
         uint32_t si = run[k];
         ecs__system *s = &w->sys.systems[si];
@@ -10898,20 +11378,31 @@ ECS__LOOP void ecs__stage_inline(ecs_world *w, const ecs__stage_graph *sg) {
             ecs__finished(w, s, 1);
             continue;
         }   /* else its first run, which makes its buffer */
-        if (!ecs__may_start(w, tc, s, si)) {
-            if (ecs__load(&w->sched.failed)) break;   /* the frame stopped */
-            continue;
+        if (!ecs__inline_one(w, tc, si, &t)) break;
+    }
+}
+
+/* A stage on thread 0 in a random order the graph allows (shuffling): each
+   step picks at random among the systems whose predecessors are done. */
+static void ecs__stage_shuffled(ecs_world *w, const ecs__stage_graph *sg) {
+    ecs__tctx *tc = &w->sched.tctx[0];
+    const uint32_t *order = w->graph.order + sg->first;
+    uint32_t *ready = w->sched.ready, n = 0;   /* (the heap is empty: the stage is inline) */
+    uint64_t t = w->stats.timing ? ecs__now_ns() : 0;
+    for (uint32_t k = 0; k < sg->count; k++) {
+        ecs__store_relaxed(&w->sys.systems[order[k]].pending, (int32_t)sg->preds[k]);
+        if (!sg->preds[k]) ready[n++] = k;
+    }
+    for (uint64_t pick = 0; n; pick++) {
+        uint32_t x = (uint32_t)(ecs__shuffle_rand(w, ~0ull, pick) % n), local = ready[x];
+        ready[x] = ready[--n];
+        if (!ecs__inline_one(w, tc, order[local], &t)) break;
+        for (uint32_t e = sg->succ_at[local]; e < sg->succ_at[local + 1]; e++) {
+            ecs__system *su = &w->sys.systems[order[sg->succ[e]]];
+            int32_t left = ecs__load_relaxed(&su->pending) - 1;
+            ecs__store_relaxed(&su->pending, left);
+            if (!left) ready[n++] = sg->succ[e];
         }
-        if (s->flags & ECS_SYSTEM_EXCLUSIVE) {
-            ecs__exclusive(w, si);
-            t = 0;
-        } else if (s->chunk_size > 0) {
-            for (uint32_t c = 0; c < s->chunks; c++) t = ecs__run(w, tc, si, c, t);
-        } else {
-            t = ecs__run(w, tc, si, ECS__NONE, t);
-        }
-        ecs__finished(w, s, s->chunks);
-        if (s->reads_events) ecs__windows_done(s);   /* (a reader is never plain) */
     }
 }
 
@@ -11096,6 +11587,8 @@ static void ecs__sched_fini(ecs_world *w) {
     ecs__free(w, w->sched.ready);
     ecs__free(w, w->sched.main_ready);
     ecs__free(w, w->sched.ranks);
+    ecs__free(w, w->sched.shuffled);
+    ecs__free(w, w->htrace.steps);
     ecs__free(w, w->sched.parked);
     ecs__free(w, w->sched.fail_msg.big);
 }
@@ -11123,7 +11616,7 @@ static void ecs__stage_switches(ecs_world *w, uint32_t st) {
    thread 0 with structural calls refused, as in a system). */
 static bool ecs__stage_open(ecs_world *w, uint32_t st) {
     ecs__stage *sd = &w->sys.stages[st];
-    if (!ecs__load(&sd->enabled)) return false;
+    if (!ecs__load(&sd->enabled) || (sd->presentation && w->ev.resimulating)) return false;
     if (!sd->run_if) return true;
     int phase = w->sched.phase;
     w->sched.phase = ECS__SYSTEMS;
@@ -11141,7 +11634,8 @@ static uint32_t ecs__stage_closed(ecs_world *w, uint32_t st, uint32_t end) {
         ecs__stage *sd = &w->sys.stages[m];
         if (!sd->readers) continue;
         if (sd->dirty) ecs__stage_switches(w, m);
-        ecs__stage_windows(w, m, lead_on && ecs__load(&sd->enabled) ? ECS__WIN_KEEP : ECS__WIN_OFF);
+        bool on = lead_on && ecs__load(&sd->enabled) && !(sd->presentation && w->ev.resimulating);
+        ecs__stage_windows(w, m, on ? ECS__WIN_KEEP : ECS__WIN_OFF);
     }
     return end;
 }
@@ -11150,11 +11644,16 @@ static uint32_t ecs__stage_closed(ecs_world *w, uint32_t st, uint32_t end) {
 static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
     ecs__stage *sd = &w->sys.stages[st];
     const ecs__stage_graph *sg = &w->graph.stages[st];
+    if (ECS__UNLIKELY(w->htrace.on) && !ecs__htrace_begin(w, sg)) return ECS__OOM(w, "ecs_progress");
     if (sd->dirty) ecs__stage_switches(w, st);
     if (sd->readers) ecs__stage_windows(w, st, ECS__WIN_TURN);
     w->sched.turn = sd->turns++;
     w->sched.step = (uint32_t)sd->steps_last++;
-    if (sd->off == sg->count) return ECS_OK;   /* no systems, or all disabled: no hand-off */
+    if (sd->off == sg->count) {   /* no systems, or all disabled: no hand-off */
+        if (ECS__UNLIKELY(w->htrace.on)) ecs__htrace_end(w, st, sg);
+        return ECS_OK;
+    }
+    if (ECS__UNLIKELY(w->sched.shuffle_now)) ecs__shuffle_turn(w, sg);
     w->chg.base = w->chg.tick + 1;   /* its systems' ticks; the sync point's is past them */
     w->chg.tick = w->chg.base + sg->count;
     w->sched.stage_run = sg;
@@ -11174,9 +11673,12 @@ static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
         ecs__stage_parallel(w, sg);
     } else
 #endif
-        ecs__stage_inline(w, sg);
+    if (ECS__UNLIKELY(w->sched.shuffle_now)) ecs__stage_shuffled(w, sg);
+    else ecs__stage_inline(w, sg);
     w->sched.phase = ECS__SYNC;
-    return ecs__sync(w, sg, true);
+    ecs_result r = ecs__sync(w, sg, true);
+    if (ECS__UNLIKELY(w->htrace.on)) ecs__htrace_end(w, st, sg);
+    return r;
 }
 
 /* Stage st's part of the frame: one turn of an ordinary stage, or the steps
@@ -11270,7 +11772,7 @@ static ecs_result ecs__progress(ecs_world *w, float dt, int steps, const char *f
     if (!(dt >= 0 && dt <= FLT_MAX)) return ecs__fail(w, ECS_ERR_ARG, "%s: dt %g is negative or not finite", fn, (double)dt);
     ecs_result r = ecs__graph_build(w);
     if (r) return r;
-    if (!ecs__sched_prepare(w)) return ECS__OOM(w, fn);
+    if (!ecs__sched_prepare(w) || !ecs__shuffle_frame(w)) return ECS__OOM(w, fn);
     const ecs__graph *g = &w->graph;
     for (uint32_t st = 0; st < g->stage_count; st++) {   /* leftovers of a failed sync point */
         r = ecs__sync(w, &g->stages[st], true);
@@ -11279,6 +11781,8 @@ static ecs_result ecs__progress(ecs_world *w, float dt, int steps, const char *f
         if (r) return r;
     }
     w->ev.hold = false;
+    w->htrace.count = 0;   /* this frame's entries */
+    ecs__store_relaxed(&w->sched.jitter, w->sched.shuffle_now != 0);
 #if ECS__THREADS
     w->sched.tctx[0].id = ecs__thrd_self();
 #endif
@@ -11525,6 +12029,7 @@ ECS_API void ecs_trace_enable(ecs_world *w, bool on) {
     w->trace.tracing = on;
 }
 
+#ifndef ECS_NO_STDIO
 static void ecs__json_string(FILE *out, const char *s) {
     fputc('"', out);
     for (; *s; s++) {
@@ -11583,6 +12088,7 @@ ECS_API ecs_result ecs_write_trace(ecs_world *w, FILE *out) {
     fputs("\n]}\n", out);
     return ferror(out) ? ecs__fail(w, ECS_ERR_ARG, "ecs_write_trace: writing failed") : ECS_OK;
 }
+#endif   /* ECS_NO_STDIO */
 
 /* ---- >>lifetime: world new and free ---------------------------------------- */
 /* Stops and joins the workers (they may be asleep or spinning). */
@@ -11683,6 +12189,8 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->order = d.order;
     w->chg.tick = 1;   /* (0: a query's "never looped") */
     w->check_reads = d.check_reads;
+    w->random_seed = d.random_seed;
+    w->sched.shuffle_seed = d.shuffle_seed;
 #if ECS__VZEROUPPER
     __builtin_cpu_init();   /* a world made by a static constructor may come first */
     w->vzeroupper = __builtin_cpu_supports("avx");

@@ -78,12 +78,12 @@ TEST(world_new_with_desc_works) {
 TEST(world_new_bad_desc_returns_null) {
     track t = {0};
     ecs_world_desc bad[] = {
-        {-1, ECS_ORDER_INSERTION, track_realloc, &t, false},
-        {-1000, ECS_ORDER_INSERTION, track_realloc, &t, false},
-        {1, (ecs_order)3, track_realloc, &t, false},
-        {1, (ecs_order)-1, track_realloc, &t, false},
-        {1, (ecs_order)1000, track_realloc, &t, false},
-        {-1, (ecs_order)3, NULL, NULL, false},
+        {-1, ECS_ORDER_INSERTION, track_realloc, &t, false, 0, 0},
+        {-1000, ECS_ORDER_INSERTION, track_realloc, &t, false, 0, 0},
+        {1, (ecs_order)3, track_realloc, &t, false, 0, 0},
+        {1, (ecs_order)-1, track_realloc, &t, false, 0, 0},
+        {1, (ecs_order)1000, track_realloc, &t, false, 0, 0},
+        {-1, (ecs_order)3, NULL, NULL, false, 0, 0},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ecs_world *w = ecs_world_new(&bad[i]);
