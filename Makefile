@@ -18,7 +18,7 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/ex_%,$(wildcard examples/*.c))
 SHELL   := /bin/bash
 .SHELLFLAGS := -o pipefail -c   # a crashing test binary must fail its `| tee` line
 .PHONY: all run test lint bench clean examples test-config test-asan test-release test-gen4 test-cxx test-readme \
-        test-tsan test-helgrind test-nothreads test-examples
+        test-tsan test-helgrind test-nothreads test-shuffle test-examples
 
 all: examples $(BUILD)/tests_asan
 
@@ -43,6 +43,10 @@ $(BUILD)/tests_hg: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	gcc $(WARN) -O1 -g -DECS_VALGRIND -o $@ $(TESTSRC) -lm
 $(BUILD)/tests_nothreads: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	clang $(WARN) $(REL) -DECS_NO_THREADS -o $@ $(TESTSRC) -lm
+# Every world shuffled (ECS_SHUFFLE_SEED): a correct program's results do not
+# depend on the order the graph leaves open, so every test passes as it is.
+$(BUILD)/tests_shuffle: $(TESTSRC) $(TESTHDR) | $(BUILD)
+	gcc $(WARN) $(REL) -DECS_SHUFFLE_SEED=0x5eed5eed -o $@ $(TESTSRC) -lm -lpthread
 
 # Each configuration appends its closing line to $(BUILD)/summary; `test`
 # prints the total as the last line.
@@ -59,11 +63,13 @@ test-helgrind: $(BUILD)/tests_hg
 	valgrind --tool=helgrind -q --error-exitcode=3 $< -f sched_ --scale 20 | tee -a $(BUILD)/summary
 test-nothreads: $(BUILD)/tests_nothreads
 	@echo "== clang -O2 -DNDEBUG -DECS_NO_THREADS"; $< | tee -a $(BUILD)/summary
+test-shuffle: $(BUILD)/tests_shuffle
+	@echo "== gcc -O2 -DNDEBUG, every world shuffled (ECS_SHUFFLE_SEED)"; $< | tee -a $(BUILD)/summary
 
 test-examples: examples
 	@echo "== examples run (showcase: 20 frames)"
 	cd $(BUILD) && ./ex_quickstart > /dev/null && ./ex_poison > /dev/null && ./ex_validate > /dev/null && ./ex_hooks > /dev/null && ./ex_rollback > /dev/null \
-		&& ./ex_gameloop > /dev/null && ./ex_events > /dev/null && ./ex_prefabs > /dev/null \
+		&& ./ex_gameloop > /dev/null && ./ex_events > /dev/null && ./ex_prefabs > /dev/null && ./ex_desync > /dev/null \
 		&& ./ex_showcase 20 > /dev/null && ./ex_showcase 12 --check-reads > /dev/null
 
 test-config: | $(BUILD)
@@ -71,6 +77,11 @@ test-config: | $(BUILD)
 	printf '#include <stdlib.h>\n#define ECS_REALLOC(p, n) realloc((p), (n))\n#define ECS_IMPLEMENTATION\n#include "../ecs.h"\nint main(void) { return 0; }\n' > $(BUILD)/halfalloc.c
 	! gcc -std=c11 -fsyntax-only $(BUILD)/halfalloc.c 2> $(BUILD)/halfalloc.err
 	grep -q "define both ECS_REALLOC and ECS_FREE" $(BUILD)/halfalloc.err
+	@echo "== ECS_NO_STDIO: the public part without <stdio.h>, the implementation without FILE * calls"
+	printf '#define ECS_NO_STDIO\n#include "../ecs.h"\n' > $(BUILD)/nostdio.c
+	! gcc -std=c11 -E $(BUILD)/nostdio.c | grep -q 'stdio\.h'
+	printf '#define ECS_NO_STDIO\n#define ECS_IMPLEMENTATION\n#include "../ecs.h"\n#ifdef ECS_H\nint main(void) { return 0; }\n#endif\n' > $(BUILD)/nostdio_impl.c
+	gcc $(WARN) -c -o $(BUILD)/nostdio_impl.o $(BUILD)/nostdio_impl.c
 
 test-cxx: | $(BUILD)
 	@echo "== public header as C++"
@@ -93,12 +104,12 @@ test-readme: README.md ecs.h | $(BUILD)
 # time, so the threaded ones have the cores to themselves.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 TESTBINS  = $(BUILD)/tests_asan $(BUILD)/tests_release $(BUILD)/tests_gen4 $(BUILD)/tests_tsan \
-            $(BUILD)/tests_hg $(BUILD)/tests_nothreads $(FUZZBINS) $(PORTBINS)   # (the .mk files below)
+            $(BUILD)/tests_hg $(BUILD)/tests_nothreads $(BUILD)/tests_shuffle $(FUZZBINS) $(PORTBINS)   # (the .mk files below)
 test: | $(BUILD)
 	@rm -f $(BUILD)/summary
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TESTBINS) examples
 	@$(MAKE) --no-print-directory lint test-config test-cxx test-readme test-examples test-asan test-release test-gen4 \
-		test-nothreads test-fuzz-corpus test-tsan test-helgrind test-ports
+		test-nothreads test-shuffle test-fuzz-corpus test-tsan test-helgrind test-ports
 	@awk '/^[0-9]+ passed, [0-9]+ failed$$/{p+=$$1; f+=$$3} END{printf "total: %d passed, %d failed\n", p, f; exit f>0}' $(BUILD)/summary
 
 # ---- lint: the shape of ecs.h (tests/lint.awk says what it checks) -------

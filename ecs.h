@@ -57,6 +57,9 @@
        ECS_SPIN_NS           idle worker spin before sleeping (default 50000)
        ECS_NO_STDIO          no <stdio.h> in the public part and no FILE *
                              calls (ecs_snapshot_save/load take callbacks)
+       ECS_SHUFFLE_SEED      the shuffle seed of worlds whose desc gives 0
+                             (default 0: none): build a test suite with it to
+                             run every world shuffled (ecs_world_set_shuffle_seed)
        ECS_SPLIT_MIN         commands from which a sync point applies its spawn
                              runs on every thread (default 4096; 256 when no
                              worker sleeps)
@@ -138,6 +141,9 @@
 
 #ifndef ECS_EVENT_BACKLOG   /* events per type a skipped reader keeps: see >>sysapi: events */
 #  define ECS_EVENT_BACKLOG 65536
+#endif
+#ifndef ECS_SHUFFLE_SEED    /* worlds made with shuffle_seed 0 shuffle with this one */
+#  define ECS_SHUFFLE_SEED 0
 #endif
 #if ECS_GENERATION_BITS < 1 || ECS_GENERATION_BITS > 31
 #  error "ECS_GENERATION_BITS must be between 1 and 31"
@@ -1978,6 +1984,8 @@ typedef struct ecs__system {
     uint32_t perm_mul, perm_add;   /* >>netcode: shuffled chunk order, this run */
     uint64_t trace_hash;     /* >>netcode: what it wrote this turn (trace_ran: it ran) */
     bool trace_ran;
+    uint64_t *chunk_hash;    /* ...per chunk, hashed by the thread that ran it */
+    uint32_t chunk_hash_cap;
 } ecs__system;
 enum { ECS__GATE_OFF = 1, ECS__GATE_INTERVAL = 2, ECS__GATE_COND = 4 };
 static bool ecs__on_main(const ecs__system *s) {   /* runs on thread 0 */
@@ -7692,12 +7700,14 @@ static void ecs__out_bytes(ecs__out *o, const void *p, size_t n) {
 static void ecs__out_flush(ecs__out *o) { ecs__out_bytes(o, o->buf, o->n); o->n = 0; }
 
 static void ecs__put(ecs__out *o, const void *p, size_t n) {
+    if (!o->write) { o->total += n; return; }   /* counting */
     if (n > sizeof o->buf - o->n) ecs__out_flush(o);
     if (n <= sizeof o->buf) { memcpy(o->buf + o->n, p, n); o->n += (uint32_t)n; return; }
     ecs__out_bytes(o, p, n);   /* a big column: straight through */
 }
 
 static void ecs__put_u32(ecs__out *o, uint32_t v) {
+    if (!o->write) { o->total += 4; return; }
     if (sizeof o->buf - o->n < 4) ecs__out_flush(o);
     unsigned char *b = o->buf + o->n;
     b[0] = (unsigned char)v; b[1] = (unsigned char)(v >> 8); b[2] = (unsigned char)(v >> 16); b[3] = (unsigned char)(v >> 24);
@@ -7705,6 +7715,16 @@ static void ecs__put_u32(ecs__out *o, uint32_t v) {
 }
 
 static void ecs__put_u64(ecs__out *o, uint64_t v) { ecs__put_u32(o, (uint32_t)v); ecs__put_u32(o, (uint32_t)(v >> 32)); }
+
+static bool ecs__host_le(void) { const uint16_t one = 1; unsigned char b; memcpy(&b, &one, 1); return b == 1; }
+
+/* n structs of `words` u32 fields (a u64 counts as two, low first): on a
+   little-endian host their bytes as they are, in one piece. */
+static void ecs__put_u32s(ecs__out *o, const void *p, size_t n, size_t words) {
+    if (ecs__host_le()) { ecs__put(o, p, n * words * 4); return; }
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n * words; i++) { uint32_t v; memcpy(&v, b + 4 * i, 4); ecs__put_u32(o, v); }
+}
 
 static uint64_t ecs__bits_f64(double v) { uint64_t b; memcpy(&b, &v, 8); return b; }
 static double   ecs__f64_bits(uint64_t b) { double v; memcpy(&v, &b, 8); return v; }
@@ -7799,11 +7819,7 @@ static bool ecs__save_body(ecs__out *o, ecs_snapshot *s, unsigned char **buf, si
     ecs__put_u32(o, s->alive);
     ecs__put_u64(o, (uint64_t)s->dropped);
     ecs__put_clock(o, s);
-    for (uint32_t i = 0; i < s->record_count; i++) {
-        ecs__put_u32(o, s->records[i].table);
-        ecs__put_u32(o, s->records[i].row);
-        ecs__put_u32(o, s->records[i].gen);
-    }
+    ecs__put_u32s(o, s->records, s->record_count, 3);   /* table, row, gen */
     ecs__put_u32(o, s->rel_count);
     for (uint32_t i = 0; i < s->rel_count; i++) {
         const ecs__rel *r = &s->rels[i];
@@ -7817,7 +7833,8 @@ static bool ecs__save_body(ecs__out *o, ecs_snapshot *s, unsigned char **buf, si
         ecs__put_u32(o, st->id_count);
         for (uint32_t k = 0; k < st->id_count; k++) ecs__put_u32(o, st->ids[k]);
         ecs__put_u32(o, st->count);
-        for (uint32_t r = 0; r < st->count; r++) ecs__put_u64(o, st->entities[r]);
+        if (ecs__host_le() || !o->write) ecs__put(o, st->entities, (size_t)st->count * 8);
+        else for (uint32_t r = 0; r < st->count; r++) ecs__put_u64(o, st->entities[r]);
         for (uint32_t k = 0, c = 0; ok && k < st->id_count; k++)
             if (s->ids[st->ids[k]].size)
                 ok = ecs__put_values(o, s, &s->ids[st->ids[k]], st->values[c++], st->count, buf, cap);
@@ -8144,7 +8161,8 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
     tmap[t] = index;
     const unsigned char *ents = ecs__get_bytes(r, (size_t)count * 8);
     if (!ents) return ECS_ERR_ARG;
-    for (uint32_t row = 0; row < count; row++) st->entities[row] = ecs__le64(ents + (size_t)row * 8);
+    if (ecs__host_le()) memcpy(st->entities, ents, (size_t)count * 8);
+    else for (uint32_t row = 0; row < count; row++) st->entities[row] = ecs__le64(ents + (size_t)row * 8);
     for (uint32_t k = 0, c = 0; k < n; k++) colpos[k] = w->reg.ids[ids[k]].size ? c++ : ECS__NONE;
     for (uint32_t k = 0; k < n; k++) where[order[k]] = k;
     for (uint32_t k = 0; k < n; k++) {   /* the columns in the file's order */
@@ -8301,8 +8319,9 @@ static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx,
             want = version > 5 ? (size_t)length : SIZE_MAX;   /* older: to the end */
         }
         if (have == want) { *size = have; return data; }
-        if (have == cap) {
-            size_t grow = cap < SIZE_MAX / 2 ? cap * 2 : SIZE_MAX;
+        if (have == cap) {   /* a length up front: all of it at once (up to 64 MiB; a bad length
+                                must run out of bytes before it runs out of memory) */
+            size_t grow = want != SIZE_MAX && want <= (1u << 26) ? want : cap < SIZE_MAX / 2 ? cap * 2 : SIZE_MAX;
             unsigned char *bigger = (unsigned char *)ecs__realloc(w, data, grow < want ? grow : want);
             if (!bigger) { ecs__free(w, data); ECS__OOM(w, fn); return NULL; }
             data = bigger;
@@ -8383,7 +8402,8 @@ static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, c
     s->dropped = (size_t)dropped;
     s->rel_count = nrel;
     rr.p = recs; rr.end = recs + (size_t)rc * 12;
-    for (uint32_t i = 0; i < rc; i++) {
+    if (ecs__host_le() && sizeof *s->records == 12) memcpy(s->records, recs, (size_t)rc * 12);
+    else for (uint32_t i = 0; i < rc; i++) {
         s->records[i].table = ecs__get_u32(&rr);
         s->records[i].row = ecs__get_u32(&rr);
         s->records[i].gen = ecs__get_u32(&rr);
@@ -8921,6 +8941,7 @@ static void ecs__systems_fini(ecs_world *w) {
         ecs__free(w, s->bufs);
         ecs__free(w, s->name);
         ecs__free(w, s->win);
+        ecs__free(w, s->chunk_hash);
     }
     for (uint32_t i = 0; i < w->sys.stage_count; i++) ecs__free(w, w->sys.stages[i].name);
     ecs__free(w, w->sys.systems);
@@ -10540,6 +10561,31 @@ static void ecs__htrace_commands(ecs_world *w, ecs__hasher *h, const ecs_command
     }
 }
 
+/* Rows [row, row + n) of m's table: s's WRITE columns there. */
+static void ecs__htrace_rows(ecs_world *w, ecs__hasher *h, const ecs__system *s, const ecs__match *m, uint32_t row,
+                             uint32_t n, ecs__hash_buf *b) {
+    if (!n) return;
+    for (int k = 0; k < s->term_count; k++)
+        if ((ecs__term_how(&s->terms[k]) & ECS__TW) && m->column[k] >= 0) {
+            const ecs__column *col = &m->table->columns[m->column[k]];
+            ecs__htrace_column(w, h, &w->reg.ids[s->terms[k].id], col->data + (size_t)row * col->size, n, b);
+        }
+}
+
+/* Chunk `chunk` of s ran on rows [row, row + n) of m's table: their hash,
+   made on its thread while they are in its cache. */
+static void ecs__htrace_chunk(ecs_world *w, ecs__system *s, uint32_t chunk, const ecs__match *m, uint32_t row,
+                              uint32_t n) {
+    ecs__hasher h;
+    ecs__hash_init(&h);
+    ecs__hash_buf b;
+    b.p = b.small;
+    b.cap = sizeof b.small;
+    ecs__htrace_rows(w, &h, s, m, row, n, &b);
+    if (b.p != b.small) ecs__free(w, b.p);
+    s->chunk_hash[chunk] = ecs__hash_done(&h);
+}
+
 /* System s completed this turn: what it was allowed to write (see
    ecs_hash_step). */
 static void ecs__htrace_system(ecs_world *w, ecs__system *s) {
@@ -10551,13 +10597,11 @@ static void ecs__htrace_system(ecs_world *w, ecs__system *s) {
     ecs__hash_buf b;
     b.p = b.small;
     b.cap = sizeof b.small;
-    for (uint32_t i = 0; s->query && i < s->query->match_count; i++) {
-        const ecs__match *m = &s->query->matches[i];
-        if (!m->table->count) continue;
-        for (int k = 0; k < s->term_count; k++)
-            if ((ecs__term_how(&s->terms[k]) & ECS__TW) && m->column[k] >= 0)
-                ecs__htrace_column(w, &h, &w->reg.ids[s->terms[k].id], m->table->columns[m->column[k]].data,
-                                   m->table->count, &b);
+    if (s->chunk_size > 0 && s->query) {   /* chunks, hashed where they ran, folded in order */
+        ecs__hash_feed(&h, s->chunk_hash, (size_t)s->chunks * sizeof *s->chunk_hash);
+    } else {
+        for (uint32_t i = 0; s->query && i < s->query->match_count; i++)
+            ecs__htrace_rows(w, &h, s, &s->query->matches[i], 0, s->query->matches[i].table->count, &b);
     }
     for (int k = 0; k < ECS_MAX_TERMS && s->writes[k]; k++) {
         const ecs__idinfo *in = &w->reg.ids[s->writes[k]];
@@ -10772,6 +10816,11 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
         s->ran_chunks = chunks;
         ecs__store(&s->done_chunks, 0);
         if (ECS__UNLIKELY(w->sched.shuffle_now)) ecs__shuffle_chunks(w, s);
+        if (ECS__UNLIKELY(w->htrace.on) && !ECS__RESERVE(w, s->chunk_hash, s->chunk_hash_cap, chunks)) {
+            ecs__frame_fail(w, ECS_ERR_NOMEM);
+            s->chunks = 0;
+            return false;
+        }
     }
     if (chunks > s->buf_count) {
         uint32_t old = s->buf_cap;
@@ -10958,6 +11007,7 @@ ECS__HOT uint64_t ecs__run(ecs_world *w, ecs__tctx *tc, uint32_t si, uint32_t ch
             if (k >= n) { k -= n; continue; }
             uint32_t row = k * size;
             ecs__call_rows(w, tc, s, &q->matches[i], row, rows - row < size ? rows - row : size, &it);
+            if (ECS__UNLIKELY(w->htrace.on)) ecs__htrace_chunk(w, s, chunk, &q->matches[i], row, rows - row < size ? rows - row : size);
             break;
         }
     }
@@ -12190,7 +12240,7 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->chg.tick = 1;   /* (0: a query's "never looped") */
     w->check_reads = d.check_reads;
     w->random_seed = d.random_seed;
-    w->sched.shuffle_seed = d.shuffle_seed;
+    w->sched.shuffle_seed = d.shuffle_seed ? d.shuffle_seed : (uint64_t)(ECS_SHUFFLE_SEED);
 #if ECS__VZEROUPPER
     __builtin_cpu_init();   /* a world made by a static constructor may come first */
     w->vzeroupper = __builtin_cpu_supports("avx");

@@ -517,9 +517,53 @@ static double run(ecs_world *w, int frames, int trace_from, double *work_us, dou
     return now_s() - t0;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* `make bench`: what the hash trace (ecs_hash_trace_enable) costs a frame.
+   Two worlds run alternately, five frames at a time, one with the trace on;
+   the ratio is the median of the blocks' ratios, and both must end equal. */
+static int hash_trace_cost(int frames) {
+    App a, b;
+    ecs_world *off = build(&a, 0, frames, false), *on = build(&b, 0, frames, false);
+    if (!off || !on) return 1;
+    ecs_hash_trace_enable(on, true);
+    enum { BLOCK = 5 };
+    int blocks = frames / BLOCK, entries = 0;
+    double *ratio = (double *)malloc(sizeof(double) * (size_t)(blocks > 0 ? blocks : 1)), sum_off = 0, sum_on = 0;
+    for (int k = 0; ratio && k < blocks; k++) {
+        double t[2];
+        for (int side = 0; side < 2; side++) {
+            ecs_world *w = side ? on : off;
+            double t0 = now_s();
+            for (int f = 0; f < BLOCK; f++)
+                if (ecs_progress(w, DT)) { fprintf(stderr, "ecs_progress: %s\n", ecs_last_error(w)); return 1; }
+            t[side] = now_s() - t0;
+        }
+        ratio[k] = t[1] / t[0];
+        sum_off += t[0];
+        sum_on += t[1];
+    }
+    entries = ecs_hash_trace(on, NULL);
+    qsort(ratio, (size_t)blocks, sizeof *ratio, cmp_double);
+    double r = blocks ? ratio[blocks / 2] : 0;
+    bool same = world_hash(off, &a) == world_hash(on, &b);
+    printf("hash trace (the showcase, %d frames on %d threads, %d entries a frame): %.2f ms a frame off, "
+           "%.2f ms on: %.2fx (target <= 1.3) %s; final states %s\n", blocks * BLOCK, ecs_thread_count(on), entries,
+           sum_off * 1000 / (blocks * BLOCK), sum_on * 1000 / (blocks * BLOCK), r, r <= 1.3 ? "ok" : "MISS",
+           same ? "identical" : "DIFFERENT");
+    free(ratio);
+    ecs_world_free(off);
+    ecs_world_free(on);
+    return same ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     int frames = argc > 1 ? atoi(argv[1]) : 300;
     if (frames < 1) frames = 300;
+    if (argc > 2 && !strcmp(argv[2], "--hash-trace")) return hash_trace_cost(frames);
     check_reads = argc > 2 && !strcmp(argv[2], "--check-reads");
     App a;
     ecs_world *w = build(&a, 0, frames, true);

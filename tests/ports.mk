@@ -13,7 +13,7 @@ MINGWFLAGS := $(WARN) -O2 -D__USE_MINGW_ANSI_STDIO=1
 WINE      := WINEDEBUG=-all WINEPREFIX=$(abspath $(BUILD))/wine wine
 EMCC      := NODE_PATH=/usr/share/nodejs emcc
 EMFLAGS   := $(WARN) -O2 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -sWASM_ASYNC_COMPILATION=0 -sENVIRONMENT=node
-PORT_EXAMPLES := quickstart hooks rollback showcase gameloop events prefabs
+PORT_EXAMPLES := quickstart hooks rollback showcase gameloop events prefabs desync
 
 .PHONY: test-ports test-cxx-impl test-mingw test-wasm test-m32 test-tcc
 PORTBINS := $(BUILD)/tests_cxximpl $(BUILD)/tests_mingw.exe $(BUILD)/tests_mingw_il.exe $(BUILD)/tests_wasm.js \
@@ -55,7 +55,7 @@ test-mingw: $(BUILD)/tests_mingw.exe $(BUILD)/tests_mingw_il.exe $(PORT_EXAMPLES
 	@echo "== MinGW-w64 examples under Wine"
 	cd $(BUILD) && $(WINE) ./ex_quickstart.exe > /dev/null && $(WINE) ./ex_hooks.exe > /dev/null \
 		&& $(WINE) ./ex_rollback.exe > /dev/null && $(WINE) ./ex_gameloop.exe > /dev/null \
-		&& $(WINE) ./ex_events.exe > /dev/null && $(WINE) ./ex_prefabs.exe > /dev/null \
+		&& $(WINE) ./ex_events.exe > /dev/null && $(WINE) ./ex_prefabs.exe > /dev/null && $(WINE) ./ex_desync.exe > /dev/null \
 		&& $(WINE) ./ex_showcase.exe 10 > /dev/null
 
 $(BUILD)/tests_wasm.js: $(TESTSRC) $(TESTHDR) | $(BUILD)
@@ -70,6 +70,7 @@ test-wasm: $(BUILD)/tests_wasm.js $(BUILD)/tests_wasm_mt.js $(PORT_EXAMPLES:%=$(
 	@echo "== Emscripten examples under node"
 	cd $(BUILD) && node ex_quickstart.js > /dev/null && node ex_hooks.js > /dev/null \
 		&& node ex_rollback.js > /dev/null && node ex_gameloop.js > /dev/null && node ex_events.js > /dev/null && node ex_prefabs.js > /dev/null \
+		&& node ex_desync.js > /dev/null \
 		&& node ex_showcase.js 10 > /dev/null
 
 $(BUILD)/tests_m32: $(TESTSRC) $(TESTHDR) | $(BUILD)
@@ -82,4 +83,5 @@ test-tcc: $(PORT_EXAMPLES:%=$(BUILD)/ex_%.tcc)
 	@echo "== tcc (no atomics: one thread, chosen by ecs.h), the examples"
 	cd $(BUILD) && ./ex_quickstart.tcc > /dev/null && ./ex_hooks.tcc > /dev/null \
 		&& ./ex_rollback.tcc > /dev/null && ./ex_gameloop.tcc > /dev/null && ./ex_events.tcc > /dev/null && ./ex_prefabs.tcc > /dev/null \
+		&& ./ex_desync.tcc > /dev/null \
 		&& ./ex_showcase.tcc 10 > /dev/null
