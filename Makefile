@@ -138,8 +138,9 @@ run: $(BUILD)/ex_showcase
 # ---- bench ---------------------------------------------------------------
 $(BUILD)/bench: bench/*.c ecs.h | $(BUILD)
 	gcc $(WARN) -O3 -DNDEBUG -I. -o $@ bench/*.c -lm
-bench: $(BUILD)/bench
+bench: $(BUILD)/bench $(BUILD)/ex_showcase
 	$(BUILD)/bench
+	$(BUILD)/ex_showcase 200 --hash-trace
 
 clean:
 	rm -rf $(BUILD)

@@ -12178,7 +12178,7 @@ static bool ecs__pool_start(ecs_world *w) {
     ECS__ATOMIC_VAR(&w->sched.hold); ECS__ATOMIC_VAR(&w->sched.busy); ECS__ATOMIC_VAR(&w->sched.remaining);
     ECS__ATOMIC_VAR(&w->sched.due); ECS__ATOMIC_VAR(&w->sched.due_cmds); ECS__ATOMIC_VAR(&w->sched.job_left);
     ECS__ATOMIC_VAR(&w->sched.job_done); ECS__ATOMIC_VAR(&w->sched.job_on); ECS__ATOMIC_VAR(&w->sched.job_users);
-    ECS__ATOMIC_VAR(&w->sched.job_work);
+    ECS__ATOMIC_VAR(&w->sched.job_work); ECS__ATOMIC_VAR(&w->sched.jitter);
     ECS__ATOMIC_VAR(&w->sched.failed); ECS__ATOMIC_VAR(&w->trace.trace_lost); ECS__ATOMIC_VAR(&w->cmd.next_serial);
     if (!ecs__mtx_init(&w->sched.park_lock)) return false;
     if (!ecs__cnd_init(&w->sched.park)) { ecs__mtx_destroy(&w->sched.park_lock); return false; }

@@ -99,7 +99,12 @@
    model applies as many commands as the library's buffers say were applied,
    then compares the whole world. Allocation failures are not injected
    inside frames of a 2-thread world (the order of allocations across
-   threads is not deterministic).
+   threads is not deterministic) or of a shuffled one (inputs of odd
+   length: ecs_world_desc.shuffle_seed; which systems a failure stops
+   depends on the order). Inputs whose length has bit 1 set run with the
+   hash trace on; snapshot round trips go through memory every other time
+   (ecs_snapshot_save / ecs_snapshot_load, checked against
+   ecs_snapshot_size).
 
    An emit that fails for lack of memory (ECS_ERR_NOMEM or NULL) adds no
    event and stops the frame at its next sync point, which still delivers:
@@ -379,7 +384,7 @@ typedef struct fz_state {
     jmp_buf bail;
     /* world */
     ecs_world *w;
-    int threads, order, check_reads;
+    int threads, order, check_reads, shuffled;
     fz_alloc al;
     ecs_query *all;
     /* events (the model's): types, logs, ecs_world_emit's queue, observers,
@@ -1658,9 +1663,55 @@ static void op_event(unsigned how) {
     FZ_CHECK(ecs_id_name(G.w, id) && !strcmp(ecs_id_name(G.w, id), name), "ecs_id_name of an event type");
 }
 
+/* Snapshots through memory (ecs_snapshot_save / ecs_snapshot_load). */
+typedef struct fz_mem { unsigned char *p; size_t n, cap, at; } fz_mem;
+static ecs_result fz_mem_write(const void *bytes, size_t size, void *ctx) {
+    fz_mem *m = (fz_mem *)ctx;
+    if (size > m->cap - m->n) {
+        size_t cap = (m->n + size) * 2;
+        unsigned char *p = (unsigned char *)realloc(m->p, cap);
+        if (!p) return ECS_ERR_NOMEM;
+        m->p = p;
+        m->cap = cap;
+    }
+    memcpy(m->p + m->n, bytes, size);
+    m->n += size;
+    return ECS_OK;
+}
+static size_t fz_mem_read(void *bytes, size_t size, void *ctx) {
+    fz_mem *m = (fz_mem *)ctx;
+    size_t k = size < m->n - m->at ? size : m->n - m->at;
+    if (k) memcpy(bytes, m->p + m->at, k);
+    m->at += k;
+    return k;
+}
+
+/* snap saved to memory and loaded back (its bytes as ecs_snapshot_size
+   says): the loaded one, or snap when an allocation failed. */
+static ecs_snapshot *fz_through_memory(ecs_snapshot *snap) {
+    fz_mem m = {NULL, 0, 0, 0};
+    long inj0 = fz_injected();
+    ecs_result r = ecs_snapshot_save(snap, fz_mem_write, &m);
+    if (r == ECS_ERR_NOMEM) fz_nomem(inj0, "ecs_snapshot_save");
+    else fz_expect(r, ECS_OK, "ecs_snapshot_save");
+    if (!r) {
+        size_t z = ecs_snapshot_size(snap);
+        FZ_CHECK(z == m.n || (!z && fz_injected() > inj0), "ecs_snapshot_size %zu, ecs_snapshot_save wrote %zu",
+                 z, m.n);
+        inj0 = fz_injected();
+        ecs_snapshot *loaded = ecs_snapshot_load(G.w, fz_mem_read, &m);
+        if (!loaded) fz_nomem(inj0, "ecs_snapshot_load");
+        FZ_CHECK(m.at == m.n, "ecs_snapshot_load read %zu of %zu bytes", m.at, m.n);
+        if (loaded) { ecs_snapshot_free(snap); snap = loaded; }
+    }
+    free(m.p);
+    return snap;
+}
+
 /* A snapshot taken, one more event queued, the snapshot restored: the
    queue (and the rest: unread events, readers' places) as it was, hash
-   included. Busy in defer mode or with a query loop open. */
+   included. Busy in defer mode or with a query loop open. Every other
+   time the snapshot goes through memory first. */
 static void fz_snapshot_round_trip(ecs_id id, const unsigned char *v) {
     int busy = G.defer_depth > 0;
     for (int t = 0; t < G.m.ntab; t++) busy |= G.m.lock[t] > 0;   /* a loop holds a table */
@@ -1678,6 +1729,7 @@ static void fz_snapshot_round_trip(ecs_id id, const unsigned char *v) {
         return;
     }
     if (!snap) { fz_nomem(inj0, "ecs_snapshot_take"); return; }
+    if (v[0] & 1) snap = fz_through_memory(snap);
     int nw = G.waiting.nev;
     if (fz_is_ev(id)) {
         inj0 = fz_injected();
@@ -4629,7 +4681,7 @@ static void op_progress(void) {
     G.log_overflow = 0;
     G.olog_n = G.olog_i = 0;
     for (int s = 0; s < G.nsys; s++) { atomic_store(&G.sys[s].seq, 0); G.sys[s].m_got = G.sys[s].lib_got = 0; }
-    int paused = G.threads > 1;
+    int paused = G.threads > 1 || G.shuffled;   /* (which systems a failure stops depends on the order) */
     if (paused) fz_pause();
     long inj0 = fz_injected();
     ecs_result r = ecs_progress(G.w, G.dt);
@@ -5014,6 +5066,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     d.realloc_fn = fz_realloc;
     d.alloc_user = &G.al;
     d.check_reads = G.check_reads != 0;
+    G.shuffled = size & 1;
+    d.shuffle_seed = G.shuffled ? 0x5eed + size : 0;   /* the model's results stand in any order */
     if (cfg >> 4 & 1) {   /* world creation under a failing allocation */
         G.al.mode = 1;
         G.al.fail_at = 1 + (long)(cfg >> 5);
@@ -5026,6 +5080,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     G.w = ecs_world_new(&d);
     FZ_CHECK(G.w != NULL, "ecs_world_new failed");
     FZ_CHECK(ecs_thread_count(G.w) == G.threads, "ecs_thread_count");
+    if (size & 2) ecs_hash_trace_enable(G.w, true);   /* (crashes and sanitizer findings in it) */
     G.all = ecs_query_new(G.w, &(ecs_query_desc){.terms = {{0}}});
     FZ_CHECK(G.all != NULL, "the full query");
     if (!setjmp(G.bail)) {

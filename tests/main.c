@@ -92,6 +92,7 @@ void suite_change(void);
 void suite_prefab(void);
 void suite_order(void);
 void suite_sync(void);
+void suite_netcode(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -141,6 +142,7 @@ int main(int argc, char **argv) {
     suite_prefab();
     suite_order();
     suite_sync();
+    suite_netcode();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
