@@ -43,8 +43,9 @@ $(BUILD)/tests_hg: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	gcc $(WARN) -O1 -g -DECS_VALGRIND -o $@ $(TESTSRC) -lm
 $(BUILD)/tests_nothreads: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	clang $(WARN) $(REL) -DECS_NO_THREADS -o $@ $(TESTSRC) -lm
-# Every world shuffled (ECS_SHUFFLE_SEED): a correct program's results do not
-# depend on the order the graph leaves open, so every test passes as it is.
+# Every world shuffled, each with its own seed (ECS_SHUFFLE_SEED): a correct
+# program's results do not depend on the order the graph leaves open, so
+# every test passes as it is, worlds it compares shuffled differently.
 $(BUILD)/tests_shuffle: $(TESTSRC) $(TESTHDR) | $(BUILD)
 	gcc $(WARN) $(REL) -DECS_SHUFFLE_SEED=0x5eed5eed -o $@ $(TESTSRC) -lm -lpthread
 

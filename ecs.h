@@ -57,9 +57,11 @@
        ECS_SPIN_NS           idle worker spin before sleeping (default 50000)
        ECS_NO_STDIO          no <stdio.h> in the public part and no FILE *
                              calls (ecs_snapshot_save/load take callbacks)
-       ECS_SHUFFLE_SEED      the shuffle seed of worlds whose desc gives 0
-                             (default 0: none): build a test suite with it to
-                             run every world shuffled (ecs_world_set_shuffle_seed)
+       ECS_SHUFFLE_SEED      not 0: worlds whose desc gives shuffle_seed 0
+                             shuffle anyway, the n-th world made with seed
+                             ECS_SHUFFLE_SEED + n (default 0: none): build a
+                             test suite with it to run every world shuffled,
+                             each differently (ecs_world_set_shuffle_seed)
        ECS_SPLIT_MIN         commands from which a sync point applies its spawn
                              runs on every thread (default 4096; 256 when no
                              worker sleeps)
@@ -142,7 +144,7 @@
 #ifndef ECS_EVENT_BACKLOG   /* events per type a skipped reader keeps: see >>sysapi: events */
 #  define ECS_EVENT_BACKLOG 65536
 #endif
-#ifndef ECS_SHUFFLE_SEED    /* worlds made with shuffle_seed 0 shuffle with this one */
+#ifndef ECS_SHUFFLE_SEED    /* not 0: worlds made with shuffle_seed 0 shuffle anyway (>>config) */
 #  define ECS_SHUFFLE_SEED 0
 #endif
 #if ECS_GENERATION_BITS < 1 || ECS_GENERATION_BITS > 31
@@ -2277,6 +2279,7 @@ typedef struct ecs__sched_state {       /* >>sched */
     double *ranks;           /* per system: the critical path's queue priority */
     const double *prio;      /* the heaps' key: ranks, or shuffled when shuffling (>>netcode) */
     double *shuffled;
+    uint32_t shuffled_n;     /* ...its entries */
     uint64_t shuffle_seed;   /* 0: none */
     uint64_t shuffle_now;    /* this frame's (0 when not shuffling) */
     ECS__ATOMIC(int) jitter; /* workers delay at random before taking (shuffling) */
@@ -10672,11 +10675,14 @@ static bool ecs__shuffle_frame(ecs_world *w) {
     w->sched.prio = w->sched.ranks;
     w->sched.shuffle_now = 0;
     if (!w->sched.shuffle_seed) return true;
-    size_t n = w->sys.system_count ? w->sys.system_count : 1;
-    double *p = (double *)ecs__realloc(w, w->sched.shuffled, n * sizeof *p);
-    if (!p) return false;
-    w->sched.shuffled = p;
-    w->sched.prio = p;
+    uint32_t n = w->sys.system_count ? w->sys.system_count : 1;
+    if (w->sched.shuffled_n < n) {
+        double *p = (double *)ecs__realloc(w, w->sched.shuffled, n * sizeof *p);
+        if (!p) return false;
+        w->sched.shuffled = p;
+        w->sched.shuffled_n = n;
+    }
+    w->sched.prio = w->sched.shuffled;
     w->sched.shuffle_now = ecs__hash64(w->sched.shuffle_seed ^ ecs__hash64(w->sched.frame + 0x9e3779b97f4a7c15ull)) | 1;
     return true;
 }
@@ -12221,6 +12227,10 @@ ECS_API void ecs_world_free(ecs_world *w) {
     w->realloc_fn(w, 0, w->alloc_user);
 }
 
+#if ECS_SHUFFLE_SEED
+static ECS__ATOMIC(uint32_t) ecs__worlds_made;
+#endif
+
 ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     ecs_world_desc d;
     if (desc) d = *desc; else memset(&d, 0, sizeof d);
@@ -12240,7 +12250,10 @@ ECS_API ecs_world *ecs_world_new(const ecs_world_desc *desc) {
     w->chg.tick = 1;   /* (0: a query's "never looped") */
     w->check_reads = d.check_reads;
     w->random_seed = d.random_seed;
-    w->sched.shuffle_seed = d.shuffle_seed ? d.shuffle_seed : (uint64_t)(ECS_SHUFFLE_SEED);
+    w->sched.shuffle_seed = d.shuffle_seed;
+#if ECS_SHUFFLE_SEED   /* each world its own order: worlds a test compares are shuffled differently */
+    if (!d.shuffle_seed) w->sched.shuffle_seed = (uint64_t)(ECS_SHUFFLE_SEED) + ecs__add_fetch(&ecs__worlds_made, 1);
+#endif
 #if ECS__VZEROUPPER
     __builtin_cpu_init();   /* a world made by a static constructor may come first */
     w->vzeroupper = __builtin_cpu_supports("avx");
