@@ -1101,7 +1101,7 @@ static void nc_expect_same(const nc_prog *p, const nc_run *base, const nc_run *r
    programs, and has its documented shape. */
 TEST(sched_netcode_trace_threads) {
     static const int threads[] = {2, 3, 8};
-    int programs = (int)test_scaled(3, 1);
+    int programs = (int)test_scaled(12, 2);
     nc_prog *p = (nc_prog *)malloc(sizeof *p);
     nc_run *base = (nc_run *)malloc(sizeof *base), *r = (nc_run *)malloc(sizeof *r);
     REQUIRE(p && base && r);
@@ -1128,7 +1128,7 @@ TEST(sched_netcode_trace_threads) {
 /* 9a: shuffle seeds change nothing in a correct program: the same world
    hash every frame and the same trace under seeds 0..5 at 1 and 2 threads. */
 TEST(sched_netcode_shuffle_invariant) {
-    int programs = (int)test_scaled(2, 1);
+    int programs = (int)test_scaled(6, 1);
     nc_prog *p = (nc_prog *)malloc(sizeof *p);
     nc_run *base = (nc_run *)malloc(sizeof *base), *r = (nc_run *)malloc(sizeof *r);
     REQUIRE(p && base && r);
