@@ -20,7 +20,7 @@
        >>api        public declarations: handles, world, components, entities
                     (prefabs), snapshots, queries, deferred commands
        >>sysapi     public declarations: systems, events, validation,
-                    running, looking inside
+                    running, netcode, looking inside
        >>impl       the implementation, in data-flow order:
                     >>platform >>alloc >>containers >>world >>terms >>access
                     >>hooks >>ids >>entity >>hierarchy >>change >>table >>order >>query
