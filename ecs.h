@@ -435,7 +435,8 @@ ECS_API void          ecs_snapshot_free(ecs_snapshot *s);               /* NULL 
    read returns how many it gave, short only at the end of its data. A read
    that comes up short, or bytes that are not a valid snapshot, one naming a
    component w lacks (with values, or with another size): NULL +
-   ECS_ERR_ARG; w is never changed. */
+   ECS_ERR_ARG (out of memory: ECS_ERR_NOMEM); w is never changed. A failed
+   load may have read part of the snapshot's bytes, or all of them. */
 typedef ecs_result (*ecs_write_fn)(const void *bytes, size_t size, void *ctx);   /* ECS_OK, or
                                                     an error that stops ecs_snapshot_save */
 typedef size_t     (*ecs_read_fn)(void *bytes, size_t size, void *ctx);   /* bytes given */

@@ -1702,8 +1702,8 @@ static ecs_snapshot *fz_through_memory(ecs_snapshot *snap) {
                  z, m.n);
         inj0 = fz_injected();
         ecs_snapshot *loaded = ecs_snapshot_load(G.w, fz_mem_read, &m);
-        if (!loaded) fz_nomem(inj0, "ecs_snapshot_load");
-        FZ_CHECK(m.at == m.n, "ecs_snapshot_load read %zu of %zu bytes", m.at, m.n);
+        if (!loaded) fz_nomem(inj0, "ecs_snapshot_load");   /* (it may stop reading anywhere) */
+        else FZ_CHECK(m.at == m.n, "ecs_snapshot_load read %zu of %zu bytes", m.at, m.n);
         if (loaded) { ecs_snapshot_free(snap); snap = loaded; }
     }
     free(m.p);
