@@ -1984,11 +1984,6 @@ typedef struct ecs__system {
     ecs_id emits[ECS_MAX_TERMS];
     struct ecs__window *win; /* per event type it reads (in reads order) */
     uint32_t win_count;
-    uint32_t perm_mul, perm_add;   /* >>netcode: shuffled chunk order, this run */
-    uint64_t trace_hash;     /* >>netcode: what it wrote this turn (trace_ran: it ran) */
-    bool trace_ran;
-    uint64_t *chunk_hash;    /* ...per chunk, hashed by the thread that ran it */
-    uint32_t chunk_hash_cap;
 } ecs__system;
 enum { ECS__GATE_OFF = 1, ECS__GATE_INTERVAL = 2, ECS__GATE_COND = 4 };
 static bool ecs__on_main(const ecs__system *s) {   /* runs on thread 0 */
@@ -2309,10 +2304,20 @@ typedef struct ecs__stats_state {       /* >>stats */
     ecs_frame_stats frame_stats;
 } ecs__stats_state;
 
+typedef struct ecs__netsys {   /* >>netcode: a system's, beside it (the system array stays as it was) */
+    uint64_t hash;           /* what it wrote this turn (ran: it ran) */
+    bool ran;
+    uint32_t perm_mul, perm_add;   /* shuffled chunk order, this run */
+    uint64_t *chunk_hash;    /* per chunk, hashed by the thread that ran it */
+    uint32_t chunk_cap;
+} ecs__netsys;
+
 typedef struct ecs__htrace_state {      /* >>netcode */
     bool on;
     ecs_hash_step *steps;    /* the latest frame's */
     uint32_t count, cap;
+    ecs__netsys *sys;        /* per system, while tracing or shuffling */
+    uint32_t sys_count;
 } ecs__htrace_state;
 
 typedef struct ecs__trace_state {       /* >>trace */
@@ -8945,7 +8950,6 @@ static void ecs__systems_fini(ecs_world *w) {
         ecs__free(w, s->bufs);
         ecs__free(w, s->name);
         ecs__free(w, s->win);
-        ecs__free(w, s->chunk_hash);
     }
     for (uint32_t i = 0; i < w->sys.stage_count; i++) ecs__free(w, w->sys.stages[i].name);
     ecs__free(w, w->sys.systems);
@@ -10587,22 +10591,23 @@ static void ecs__htrace_chunk(ecs_world *w, ecs__system *s, uint32_t chunk, cons
     b.cap = sizeof b.small;
     ecs__htrace_rows(w, &h, s, m, row, n, &b);
     if (b.p != b.small) ecs__free(w, b.p);
-    s->chunk_hash[chunk] = ecs__hash_done(&h);
+    w->htrace.sys[s - w->sys.systems].chunk_hash[chunk] = ecs__hash_done(&h);
 }
 
 /* System s completed this turn: what it was allowed to write (see
    ecs_hash_step). */
 static void ecs__htrace_system(ecs_world *w, ecs__system *s) {
-    s->trace_ran = s->chunks != 0;
-    s->trace_hash = 0;
-    if (!s->trace_ran) return;
+    ecs__netsys *ns = &w->htrace.sys[s - w->sys.systems];
+    ns->ran = s->chunks != 0;
+    ns->hash = 0;
+    if (!ns->ran) return;
     ecs__hasher h;
     ecs__hash_init(&h);
     ecs__hash_buf b;
     b.p = b.small;
     b.cap = sizeof b.small;
     if (s->chunk_size > 0 && s->query) {   /* chunks, hashed where they ran, folded in order */
-        ecs__hash_feed(&h, s->chunk_hash, (size_t)s->chunks * sizeof *s->chunk_hash);
+        ecs__hash_feed(&h, ns->chunk_hash, (size_t)s->chunks * sizeof *ns->chunk_hash);
     } else {
         for (uint32_t i = 0; s->query && i < s->query->match_count; i++)
             ecs__htrace_rows(w, &h, s, &s->query->matches[i], 0, s->query->matches[i].table->count, &b);
@@ -10619,7 +10624,7 @@ static void ecs__htrace_system(ecs_world *w, ecs__system *s) {
     }
     for (uint32_t c = 0; c < s->chunks && c < s->buf_count; c++) ecs__htrace_commands(w, &h, &s->bufs[c], &b);
     if (b.p != b.small) ecs__free(w, b.p);
-    s->trace_hash = ecs__hash_done(&h);
+    ns->hash = ecs__hash_done(&h);
 }
 
 /* Before stage st's turn: room for its entries (the turn does not start
@@ -10628,9 +10633,9 @@ static bool ecs__htrace_begin(ecs_world *w, const ecs__stage_graph *sg) {
     ecs__htrace_state *ht = &w->htrace;
     if (!ECS__RESERVE(w, ht->steps, ht->cap, (size_t)ht->count + sg->count + 1)) return false;
     for (uint32_t k = 0; k < sg->count; k++) {
-        ecs__system *s = &w->sys.systems[w->graph.reg[sg->first + k]];
-        s->trace_ran = false;
-        s->trace_hash = 0;
+        ecs__netsys *ns = &w->htrace.sys[w->graph.reg[sg->first + k]];
+        ns->ran = false;
+        ns->hash = 0;
     }
     return true;
 }
@@ -10645,8 +10650,8 @@ static void ecs__htrace_end(ecs_world *w, uint32_t st, const ecs__stage_graph *s
         if (k < sg->count) {
             uint32_t si = w->graph.reg[sg->first + k];
             e->system = si + 1;
-            e->ran = w->sys.systems[si].trace_ran;
-            e->hash = w->sys.systems[si].trace_hash;
+            e->ran = w->htrace.sys[si].ran;
+            e->hash = w->htrace.sys[si].hash;
             continue;
         }
         ecs__hasher h;   /* the sync point: the entity counters, the tables' sizes */
@@ -10671,10 +10676,19 @@ ECS_API int ecs_hash_trace(const ecs_world *w, const ecs_hash_step **steps) {
     return w ? (int)w->htrace.count : 0;
 }
 
-/* A frame's shuffling: its seed (0: none) and the key array. */
-static bool ecs__shuffle_frame(ecs_world *w) {
+/* Before a frame: the per-system netcode state while tracing or
+   shuffling, and the frame's shuffle (its seed, 0: none; the key array). */
+static bool ecs__netcode_frame(ecs_world *w) {
     w->sched.prio = w->sched.ranks;
     w->sched.shuffle_now = 0;
+    ecs__htrace_state *ht = &w->htrace;
+    if ((ht->on || w->sched.shuffle_seed) && ht->sys_count < w->sys.system_count) {
+        ecs__netsys *more = (ecs__netsys *)ecs__realloc(w, ht->sys, w->sys.system_count * sizeof *more);
+        if (!more) return false;
+        memset(more + ht->sys_count, 0, (w->sys.system_count - ht->sys_count) * sizeof *more);
+        ht->sys = more;
+        ht->sys_count = w->sys.system_count;
+    }
     if (!w->sched.shuffle_seed) return true;
     uint32_t n = w->sys.system_count ? w->sys.system_count : 1;
     if (w->sched.shuffled_n < n) {
@@ -10717,18 +10731,20 @@ static uint32_t ecs__gcd(uint32_t a, uint32_t b) { while (b) { uint32_t t = a % 
 static void ecs__shuffle_chunks(ecs_world *w, ecs__system *s) {
     uint32_t n = s->chunks;
     uint64_t r = ecs__shuffle_rand(w, (uint64_t)(s - w->sys.systems), 1);
-    s->perm_mul = 1;
-    s->perm_add = 0;
+    ecs__netsys *ns = &w->htrace.sys[s - w->sys.systems];
+    ns->perm_mul = 1;
+    ns->perm_add = 0;
     if (n < 2) return;
-    s->perm_mul = 1 + (uint32_t)(r % (n - 1));
-    while (ecs__gcd(s->perm_mul, n) != 1) s->perm_mul = s->perm_mul % (n - 1) + 1;
-    s->perm_add = (uint32_t)((r >> 32) % n);
+    ns->perm_mul = 1 + (uint32_t)(r % (n - 1));
+    while (ecs__gcd(ns->perm_mul, n) != 1) ns->perm_mul = ns->perm_mul % (n - 1) + 1;
+    ns->perm_add = (uint32_t)((r >> 32) % n);
 }
 
 /* The chunk the k-th claim of s runs. */
 static uint32_t ecs__chunk_of(const ecs_world *w, const ecs__system *s, uint32_t k) {
     if (!w->sched.shuffle_now || s->chunks < 2) return k;
-    return (uint32_t)(((uint64_t)k * s->perm_mul + s->perm_add) % s->chunks);
+    const ecs__netsys *ns = &w->htrace.sys[s - w->sys.systems];
+    return (uint32_t)(((uint64_t)k * ns->perm_mul + ns->perm_add) % s->chunks);
 }
 
 ECS_API ecs_result ecs_world_set_shuffle_seed(ecs_world *w, uint64_t seed) {
@@ -10823,7 +10839,8 @@ ECS__HOT bool ecs__prepare(ecs_world *w, ecs__system *s) {
         s->ran_chunks = chunks;
         ecs__store(&s->done_chunks, 0);
         if (ECS__UNLIKELY(w->sched.shuffle_now)) ecs__shuffle_chunks(w, s);
-        if (ECS__UNLIKELY(w->htrace.on) && !ECS__RESERVE(w, s->chunk_hash, s->chunk_hash_cap, chunks)) {
+        ecs__netsys *ns = w->htrace.on ? &w->htrace.sys[s - w->sys.systems] : NULL;
+        if (ECS__UNLIKELY(ns != NULL) && !ECS__RESERVE(w, ns->chunk_hash, ns->chunk_cap, chunks)) {
             ecs__frame_fail(w, ECS_ERR_NOMEM);
             s->chunks = 0;
             return false;
@@ -11646,6 +11663,8 @@ static void ecs__sched_fini(ecs_world *w) {
     ecs__free(w, w->sched.ranks);
     ecs__free(w, w->sched.shuffled);
     ecs__free(w, w->htrace.steps);
+    for (uint32_t i = 0; i < w->htrace.sys_count; i++) ecs__free(w, w->htrace.sys[i].chunk_hash);
+    ecs__free(w, w->htrace.sys);
     ecs__free(w, w->sched.parked);
     ecs__free(w, w->sched.fail_msg.big);
 }
@@ -11829,7 +11848,7 @@ static ecs_result ecs__progress(ecs_world *w, float dt, int steps, const char *f
     if (!(dt >= 0 && dt <= FLT_MAX)) return ecs__fail(w, ECS_ERR_ARG, "%s: dt %g is negative or not finite", fn, (double)dt);
     ecs_result r = ecs__graph_build(w);
     if (r) return r;
-    if (!ecs__sched_prepare(w) || !ecs__shuffle_frame(w)) return ECS__OOM(w, fn);
+    if (!ecs__sched_prepare(w) || !ecs__netcode_frame(w)) return ECS__OOM(w, fn);
     const ecs__graph *g = &w->graph;
     for (uint32_t st = 0; st < g->stage_count; st++) {   /* leftovers of a failed sync point */
         r = ecs__sync(w, &g->stages[st], true);
