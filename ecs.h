@@ -2318,6 +2318,7 @@ typedef struct ecs__htrace_state {      /* >>netcode */
     uint32_t count, cap;
     ecs__netsys *sys;        /* per system, while tracing or shuffling */
     uint32_t sys_count;
+    bool in_turn;            /* ecs__stage_turn_traced runs the turn */
 } ecs__htrace_state;
 
 typedef struct ecs__trace_state {       /* >>trace */
@@ -10676,13 +10677,14 @@ ECS_API int ecs_hash_trace(const ecs_world *w, const ecs_hash_step **steps) {
     return w ? (int)w->htrace.count : 0;
 }
 
-/* Before a frame: the per-system netcode state while tracing or
-   shuffling, and the frame's shuffle (its seed, 0: none; the key array). */
+/* Before a frame that traces or shuffles: the per-system netcode state,
+   the trace emptied, and the frame's shuffle (its seed; the key array). */
 static bool ecs__netcode_frame(ecs_world *w) {
+    ecs__htrace_state *ht = &w->htrace;
+    ht->count = 0;
     w->sched.prio = w->sched.ranks;
     w->sched.shuffle_now = 0;
-    ecs__htrace_state *ht = &w->htrace;
-    if ((ht->on || w->sched.shuffle_seed) && ht->sys_count < w->sys.system_count) {
+    if (ht->sys_count < w->sys.system_count) {
         ecs__netsys *more = (ecs__netsys *)ecs__realloc(w, ht->sys, w->sys.system_count * sizeof *more);
         if (!more) return false;
         memset(more + ht->sys_count, 0, (w->sys.system_count - ht->sys_count) * sizeof *more);
@@ -10697,6 +10699,7 @@ static bool ecs__netcode_frame(ecs_world *w) {
         w->sched.shuffled = p;
         w->sched.shuffled_n = n;
     }
+    ecs__store_relaxed(&w->sched.jitter, 1);   /* (0 again: ecs_world_set_shuffle_seed) */
     w->sched.prio = w->sched.shuffled;
     w->sched.shuffle_now = ecs__hash64(w->sched.shuffle_seed ^ ecs__hash64(w->sched.frame + 0x9e3779b97f4a7c15ull)) | 1;
     return true;
@@ -10752,6 +10755,11 @@ ECS_API ecs_result ecs_world_set_shuffle_seed(ecs_world *w, uint64_t seed) {
     ecs_result r = ecs__check_idle(w, "ecs_world_set_shuffle_seed");
     if (r) return r;
     w->sched.shuffle_seed = seed;
+    if (!seed) {   /* (frames that neither trace nor shuffle do not look at these) */
+        ecs__store_relaxed(&w->sched.jitter, 0);
+        w->sched.prio = w->sched.ranks;
+        w->sched.shuffle_now = 0;
+    }
     return ECS_OK;
 }
 
@@ -11575,6 +11583,7 @@ static bool ecs__sched_prepare(ecs_world *w) {
     if (main_ready) w->sched.main_ready = main_ready;
     double *ranks = (double *)ecs__realloc(w, w->sched.ranks, n * sizeof(double));
     if (ranks) w->sched.ranks = ranks;
+    if (ranks && !w->sched.shuffle_now) w->sched.prio = ranks;
     uint32_t *parked = (uint32_t *)ecs__realloc(w, w->sched.parked, n * sizeof(uint32_t));
     if (parked) w->sched.parked = parked;
     if (!ready || !main_ready || !ranks || !parked) return false;
@@ -11716,19 +11725,18 @@ static uint32_t ecs__stage_closed(ecs_world *w, uint32_t st, uint32_t end) {
     return end;
 }
 
+static ecs_result ecs__stage_turn_traced(ecs_world *w, uint32_t st);
+
 /* One turn of stage st: its systems, then its sync point. */
 static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
+    if (ECS__UNLIKELY(w->htrace.on) && !w->htrace.in_turn) return ecs__stage_turn_traced(w, st);
     ecs__stage *sd = &w->sys.stages[st];
     const ecs__stage_graph *sg = &w->graph.stages[st];
-    if (ECS__UNLIKELY(w->htrace.on) && !ecs__htrace_begin(w, sg)) return ECS__OOM(w, "ecs_progress");
     if (sd->dirty) ecs__stage_switches(w, st);
     if (sd->readers) ecs__stage_windows(w, st, ECS__WIN_TURN);
     w->sched.turn = sd->turns++;
     w->sched.step = (uint32_t)sd->steps_last++;
-    if (sd->off == sg->count) {   /* no systems, or all disabled: no hand-off */
-        if (ECS__UNLIKELY(w->htrace.on)) ecs__htrace_end(w, st, sg);
-        return ECS_OK;
-    }
+    if (sd->off == sg->count) return ECS_OK;   /* no systems, or all disabled: no hand-off */
     if (ECS__UNLIKELY(w->sched.shuffle_now)) ecs__shuffle_turn(w, sg);
     w->chg.base = w->chg.tick + 1;   /* its systems' ticks; the sync point's is past them */
     w->chg.tick = w->chg.base + sg->count;
@@ -11752,8 +11760,17 @@ static ecs_result ecs__stage_turn(ecs_world *w, uint32_t st) {
     if (ECS__UNLIKELY(w->sched.shuffle_now)) ecs__stage_shuffled(w, sg);
     else ecs__stage_inline(w, sg);
     w->sched.phase = ECS__SYNC;
-    ecs_result r = ecs__sync(w, sg, true);
-    if (ECS__UNLIKELY(w->htrace.on)) ecs__htrace_end(w, st, sg);
+    return ecs__sync(w, sg, true);
+}
+
+/* A turn with the hash trace on: its entries around it. */
+ECS__COLD ecs_result ecs__stage_turn_traced(ecs_world *w, uint32_t st) {
+    const ecs__stage_graph *sg = &w->graph.stages[st];
+    if (!ecs__htrace_begin(w, sg)) return ECS__OOM(w, "ecs_progress");
+    w->htrace.in_turn = true;
+    ecs_result r = ecs__stage_turn(w, st);
+    w->htrace.in_turn = false;
+    ecs__htrace_end(w, st, sg);
     return r;
 }
 
@@ -11848,7 +11865,8 @@ static ecs_result ecs__progress(ecs_world *w, float dt, int steps, const char *f
     if (!(dt >= 0 && dt <= FLT_MAX)) return ecs__fail(w, ECS_ERR_ARG, "%s: dt %g is negative or not finite", fn, (double)dt);
     ecs_result r = ecs__graph_build(w);
     if (r) return r;
-    if (!ecs__sched_prepare(w) || !ecs__netcode_frame(w)) return ECS__OOM(w, fn);
+    if (!ecs__sched_prepare(w)) return ECS__OOM(w, fn);
+    if (ECS__UNLIKELY(w->htrace.on || w->sched.shuffle_seed) && !ecs__netcode_frame(w)) return ECS__OOM(w, fn);
     const ecs__graph *g = &w->graph;
     for (uint32_t st = 0; st < g->stage_count; st++) {   /* leftovers of a failed sync point */
         r = ecs__sync(w, &g->stages[st], true);
@@ -11857,8 +11875,6 @@ static ecs_result ecs__progress(ecs_world *w, float dt, int steps, const char *f
         if (r) return r;
     }
     w->ev.hold = false;
-    w->htrace.count = 0;   /* this frame's entries */
-    ecs__store_relaxed(&w->sched.jitter, w->sched.shuffle_now != 0);
 #if ECS__THREADS
     w->sched.tctx[0].id = ecs__thrd_self();
 #endif
