@@ -14,7 +14,7 @@
 #define ECS_IMPLEMENTATION
 #include "ecs.h"
 #include <stdio.h>
-#include <stdlib.h>
+#include <stdlib.h>   /* malloc */
 #include <string.h>
 
 typedef struct { float x, y; } Pos;
@@ -54,10 +54,10 @@ static void collide(ecs_iter *it) {   /* rocks near the centre lose health */
     const peer *pe = (const peer *)it->ctx;
     const Pos *p = ECS_FIELD(it, Pos, 0);
     Health *h = ECS_FIELD(it, Health, 1);
-    float radius = 40;
-    if (pe->buggy) radius += pe->shake;   /* THE BUG: reads the renderer's value */
+    int damage = 1;
+    if (pe->buggy) damage += (int)pe->shake;   /* THE BUG: reads the renderer's value */
     for (int i = 0; i < it->count; i++)
-        if (p[i].x * p[i].x + p[i].y * p[i].y < radius * radius) h[i].hp--;
+        if (p[i].x * p[i].x + p[i].y * p[i].y < 40 * 40) h[i].hp -= damage;
 }
 static void reap(ecs_iter *it) {
     const Health *h = ECS_FIELD(it, Health, 0);
@@ -89,12 +89,14 @@ static void peer_init(peer *pe, int threads, bool buggy, uint64_t shuffle) {
         .terms = {ECS_TERM_R(pe->health)}});
     ecs_system_add(w, &(ecs_system_desc){.name = "draw", .fn = draw, .ctx = pe, .stage = show,
         .flags = ECS_SYSTEM_MAIN_THREAD, .terms = {ECS_TERM_R(pe->pos)}});
-    srand(7);   /* the same field on every peer */
+    uint32_t r = 7;   /* the same field on every peer (and every libc: not rand()) */
     for (int i = 0; i < ROCKS; i++) {
+        int v[5];
+        for (int k = 0; k < 5; k++) v[k] = (int)((r = r * 1664525u + 1013904223u) >> 8);
         ecs_entity e = ecs_create(w);
-        ecs_set(w, e, pe->pos, &(Pos){(float)(rand() % 1000 - 500), (float)(rand() % 1000 - 500)});
-        ecs_set(w, e, pe->vel, &(Vel){(float)(rand() % 9 - 4) / 4, (float)(rand() % 9 - 4) / 4});
-        ecs_set(w, e, pe->health, &(Health){20 + rand() % 20});
+        ecs_set(w, e, pe->pos, &(Pos){(float)(v[0] % 1000 - 500), (float)(v[1] % 1000 - 500)});
+        ecs_set(w, e, pe->vel, &(Vel){(float)(v[2] % 9 - 4) / 4, (float)(v[3] % 9 - 4) / 4});
+        ecs_set(w, e, pe->health, &(Health){20 + v[4] % 20});
     }
     ecs_hash_trace_enable(w, true);
 }
