@@ -6413,6 +6413,7 @@ static ecs_result ecs__commands_split(ecs_world *w, const ecs__stage_graph *sg) 
     size_t creates = 0;   /* at most: the free list is read that far beside the scans */
     for (uint32_t p = 0; p < b->count; p++)
         if (p == 0 || b->pieces[p - 1].c != b->pieces[p].c) creates += b->pieces[p].c->created_count;
+    if (!creates) { b->count = 0; return ECS_OK; }   /* no spawn runs: nothing to share (one by one) */
     b->walked = (uint32_t)(creates < w->ent.free_count ? creates : w->ent.free_count);
     if (!ECS__RESERVE(w, b->slots, b->slot_cap, b->walked)) b->walked = 0;
     b->first = 0;
