@@ -1099,6 +1099,18 @@ static void nc_expect_same(const nc_prog *p, const nc_run *base, const nc_run *r
 
 /* 7: the hash trace is the same at 1, 2, 3 and 8 threads over random
    programs, and has its documented shape. */
+/* p again on `threads` with shuffle seed `shuffle` (into r): the same as
+   base, entry by entry, and well formed. False if it could not run. */
+static bool nc_run_same(nc_prog *p, const nc_run *base, nc_run *r, int threads, uint64_t shuffle, bool replay) {
+    memset(r, 0, sizeof *r);
+    if (!nc_prog_run(p, threads, shuffle, r, replay)) return false;
+    char what[64];
+    snprintf(what, sizeof what, "%d thread(s), shuffle seed %llu", threads, (unsigned long long)shuffle);
+    nc_expect_same(p, base, r, what);
+    nc_check_shape(p, r, what);
+    return true;
+}
+
 TEST(sched_netcode_trace_threads) {
     static const int threads[] = {2, 3, 8};
     int programs = (int)test_scaled(12, 2);
@@ -1111,13 +1123,8 @@ TEST(sched_netcode_trace_threads) {
         char what[64];
         snprintf(what, sizeof what, "program %llu, 1 thread", p->seed);
         nc_check_shape(p, base, what);
-        for (int t = 0; t < 3; t++) {
-            memset(r, 0, sizeof *r);
-            if (!nc_prog_run(p, threads[t], 0, r, t == 0)) break;
-            snprintf(what, sizeof what, "%d threads", threads[t]);
-            nc_expect_same(p, base, r, what);
-            nc_check_shape(p, r, what);
-        }
+        for (int t = 0; t < 3; t++)
+            if (!nc_run_same(p, base, r, threads[t], 0, t == 0)) break;
         if (test_g.checks_failed) break;
     }
     free(p);
@@ -1138,12 +1145,7 @@ TEST(sched_netcode_shuffle_invariant) {
         for (int t = 1; t <= 2; t++)
             for (uint64_t seed = 0; seed <= 5; seed++) {
                 if (t == 1 && seed == 0) continue;
-                memset(r, 0, sizeof *r);
-                if (!nc_prog_run(p, t, seed, r, false)) break;
-                char what[64];
-                snprintf(what, sizeof what, "%d thread(s), shuffle seed %llu", t, (unsigned long long)seed);
-                nc_expect_same(p, base, r, what);
-                nc_check_shape(p, r, what);
+                if (!nc_run_same(p, base, r, t, seed, false)) break;
             }
         if (test_g.checks_failed) break;
     }
