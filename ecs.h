@@ -8557,6 +8557,12 @@ static void ecs__hash_events(ecs_world *w, ecs__hasher *h, ecs__hash_buf *buf) {
     }
 }
 
+/* The entity index's counters (ecs_world_hash, the hash trace's sync points). */
+static void ecs__hash_counters(const ecs_world *w, ecs__hasher *h) {
+    uint32_t head[4] = {w->ent.record_count, w->ent.free_head, w->ent.free_count, w->ent.alive};
+    ecs__hash_feed(h, head, sizeof head);
+}
+
 ECS_API uint64_t ecs_world_hash(ecs_world *w) {
     if (!w) return 0;
     if (ecs__check_running(w, "ecs_world_hash")) return 0;
@@ -8572,8 +8578,7 @@ ECS_API uint64_t ecs_world_hash(ecs_world *w) {
     buf.cap = sizeof buf.small;
     ecs__hasher h;
     ecs__hash_init(&h);
-    uint32_t head[4] = {w->ent.record_count, w->ent.free_head, w->ent.free_count, w->ent.alive};
-    ecs__hash_feed(&h, head, sizeof head);
+    ecs__hash_counters(w, &h);
     for (uint32_t i = 0; i < w->tab.table_count; i++) {
         const ecs__table *t = w->tab.tables[i];
         if (!t->count) continue;
@@ -10658,8 +10663,7 @@ static void ecs__htrace_end(ecs_world *w, uint32_t st, const ecs__stage_graph *s
         }
         ecs__hasher h;   /* the sync point: the entity counters, the tables' sizes */
         ecs__hash_init(&h);
-        uint32_t head[4] = {w->ent.record_count, w->ent.free_head, w->ent.free_count, w->ent.alive};
-        ecs__hash_feed(&h, head, sizeof head);
+        ecs__hash_counters(w, &h);
         for (uint32_t t = 0; t < w->tab.table_count; t++) ecs__hash_feed(&h, &w->tab.tables[t]->count, 4);
         e->system = 0;
         e->ran = true;
@@ -11698,11 +11702,16 @@ static void ecs__stage_switches(ecs_world *w, uint32_t st) {
     }
 }
 
+/* A presentation stage while the world resimulates: no turn, as if disabled. */
+static bool ecs__stage_resim_off(const ecs_world *w, const ecs__stage *sd) {
+    return sd->presentation && w->ev.resimulating;
+}
+
 /* Whether stage st takes a turn now: enabled, and its run_if (asked on
    thread 0 with structural calls refused, as in a system). */
 static bool ecs__stage_open(ecs_world *w, uint32_t st) {
     ecs__stage *sd = &w->sys.stages[st];
-    if (!ecs__load(&sd->enabled) || (sd->presentation && w->ev.resimulating)) return false;
+    if (!ecs__load(&sd->enabled) || ecs__stage_resim_off(w, sd)) return false;
     if (!sd->run_if) return true;
     int phase = w->sched.phase;
     w->sched.phase = ECS__SYSTEMS;
@@ -11720,7 +11729,7 @@ static uint32_t ecs__stage_closed(ecs_world *w, uint32_t st, uint32_t end) {
         ecs__stage *sd = &w->sys.stages[m];
         if (!sd->readers) continue;
         if (sd->dirty) ecs__stage_switches(w, m);
-        bool on = lead_on && ecs__load(&sd->enabled) && !(sd->presentation && w->ev.resimulating);
+        bool on = lead_on && ecs__load(&sd->enabled) && !ecs__stage_resim_off(w, sd);
         ecs__stage_windows(w, m, on ? ECS__WIN_KEEP : ECS__WIN_OFF);
     }
     return end;
