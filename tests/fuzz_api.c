@@ -3553,6 +3553,7 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
     if (S->behave & B_NESTED && G.nq) {   /* a query loop inside the system */
         const fz_query *q = &G.qs[(hb >> 4) % (unsigned)G.nq];
         uint64_t qh = FZ_FNV0;
+        long i0 = fz_injected();   /* (a sorted loop's sort may run out of memory: an empty loop) */
         for (ecs_iter qi = ecs_query_iter(w, q->q); ecs_query_next(&qi);) {
             qh = fz_fnv64(qh, (uint64_t)qi.count);
             for (int r = 0; r < qi.count; r++) qh = fz_fnv64(qh, qi.entities[r]);
@@ -3561,7 +3562,7 @@ static void fz_behave(ecs_iter *it, fz_sys *S, int seq, fz_cbctx *c) {
                 if (f) qh = fz_fnv(qh, f, (size_t)qi.count * fz_size(q->k[t]));
             }
         }
-        FZ_LOG(c, qh);
+        fz_push(c, qh, i0);
     }
     if (S->behave & B_SPAWN && ecs_count(w) < 200 && (S->chunk > 0 ? it->chunk < 4 : seq < 2)) {
         long i0 = fz_injected();
