@@ -436,7 +436,9 @@ ECS_API void          ecs_snapshot_free(ecs_snapshot *s);               /* NULL 
    that comes up short, or bytes that are not a valid snapshot, one naming a
    component w lacks (with values, or with another size): NULL +
    ECS_ERR_ARG (out of memory: ECS_ERR_NOMEM); w is never changed. A failed
-   load may have read part of the snapshot's bytes, or all of them. */
+   load may have read part of the snapshot's bytes, or all of them. A loaded
+   snapshot keeps the bytes it read and its plain columns stay in them (no
+   second copy). */
 typedef ecs_result (*ecs_write_fn)(const void *bytes, size_t size, void *ctx);   /* ECS_OK, or
                                                     an error that stops ecs_snapshot_save */
 typedef size_t     (*ecs_read_fn)(void *bytes, size_t size, void *ctx);   /* bytes given */
@@ -1447,6 +1449,12 @@ static bool ecs__cas_sc(_Atomic int *p, int expected, int desired) {
 #  define ECS__PREFETCH(p) ((void)(p))
 #endif
 
+/* SSE2 for the save file's checksum (every x86-64 has it). */
+#if (defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)) && !defined(__TINYC__)
+#  define ECS__SSE2 1
+#  include <emmintrin.h>
+#endif
+
 /* CPU hint inside spin loops: lets the sibling hyperthread run. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #  define ECS__PAUSE() __builtin_ia32_pause()
@@ -1764,6 +1772,62 @@ static uint64_t ecs__hash_done(const ecs__hasher *h) {
     unsigned char last[32] = {0};
     memcpy(last, h->tail, h->n);
     for (uint32_t i = 0; i < h->n; i += 8) x = ecs__hash64(x ^ ecs__le64(last + i)) * ECS__P1;
+    return ecs__hash64(x);
+}
+
+/* The save file's checksum (version 6): for each 8-byte lane of 64-byte
+   stripes, the sum of its words and the sum of those sums (Fletcher's,
+   mod 2^64). A changed word changes the first; moved or swapped stripes
+   the second. Additions only, so it costs a fraction of a copy (SSE2 where
+   there is one: the same sums). Words little-endian, as every load here. */
+typedef struct ecs__sum {
+    uint64_t a[8], b[8], total;
+    unsigned char tail[64];
+    uint32_t n;
+} ecs__sum;
+
+static void ecs__sum_stripes(ecs__sum *s, const unsigned char *p, size_t n) {
+#ifdef ECS__SSE2
+    __m128i a[4], b[4];
+    for (int k = 0; k < 4; k++) { a[k] = _mm_loadu_si128((const __m128i *)s->a + k); b[k] = _mm_loadu_si128((const __m128i *)s->b + k); }
+    for (; n >= 64; p += 64, n -= 64)
+        for (int k = 0; k < 4; k++) {
+            a[k] = _mm_add_epi64(a[k], _mm_loadu_si128((const __m128i *)p + k));
+            b[k] = _mm_add_epi64(b[k], a[k]);
+        }
+    for (int k = 0; k < 4; k++) { _mm_storeu_si128((__m128i *)s->a + k, a[k]); _mm_storeu_si128((__m128i *)s->b + k, b[k]); }
+#else
+    for (; n >= 64; p += 64, n -= 64)
+        for (int k = 0; k < 8; k++) { s->a[k] += ecs__le64(p + 8 * k); s->b[k] += s->a[k]; }
+#endif
+}
+
+static void ecs__sum_feed(ecs__sum *s, const void *data, size_t len) {
+    const unsigned char *p = (const unsigned char *)data;
+    s->total += len;
+    if (s->n) {
+        size_t take = 64 - s->n < len ? 64 - s->n : len;
+        memcpy(s->tail + s->n, p, take);
+        s->n += (uint32_t)take; p += take; len -= take;
+        if (s->n < 64) return;
+        ecs__sum_stripes(s, s->tail, 64);
+        s->n = 0;
+    }
+    ecs__sum_stripes(s, p, len & ~(size_t)63);
+    p += len & ~(size_t)63;
+    len &= 63;
+    if (len) memcpy(s->tail, p, len);
+    s->n = (uint32_t)len;
+}
+
+static uint64_t ecs__sum_done(const ecs__sum *cs) {
+    ecs__sum s = *cs;
+    if (s.n) {   /* the tail as a stripe padded with zeros (the length tells it apart) */
+        memset(s.tail + s.n, 0, 64 - s.n);
+        ecs__sum_stripes(&s, s.tail, 64);
+    }
+    uint64_t x = ecs__hash64(s.total ^ ECS__P1);
+    for (int k = 0; k < 8; k++) x = ecs__hash64(ecs__hash64(x ^ s.a[k]) ^ s.b[k]) * ECS__P2;
     return ecs__hash64(x);
 }
 
@@ -7159,10 +7223,23 @@ struct ecs_snapshot {
     uint32_t mark_count;
     ecs__snap_gmark *gmarks;
     uint32_t gmark_count;
+    unsigned char *blob;     /* a loaded one's file bytes: its plain columns point into them */
+    size_t blob_size;
 };
 
 static void *ecs__snap_alloc(ecs_snapshot *s, size_t n) { return s->realloc_fn(NULL, n ? n : 1, s->alloc_user); }
 static void ecs__snap_mfree(const ecs_snapshot *s, void *p) { if (p) s->realloc_fn(p, 0, s->alloc_user); }
+static bool ecs__snap_borrowed(const ecs_snapshot *s, const void *p) {   /* inside the blob */
+    return s->blob && (uintptr_t)p >= (uintptr_t)s->blob && (uintptr_t)p < (uintptr_t)s->blob + s->blob_size;
+}
+
+static void ecs__snap_keep_blob(ecs_snapshot *s) {   /* only while a column points into it */
+    for (uint32_t t = 0; t < s->table_count; t++)
+        for (uint32_t c = 0; c < s->tables[t].column_count; c++)
+            if (ecs__snap_borrowed(s, s->tables[t].values[c])) return;
+    ecs__snap_mfree(s, s->blob);
+    s->blob = NULL;
+}
 
 ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
     if (!s) return;
@@ -7172,7 +7249,8 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
             const ecs__snap_id *in = &s->ids[st->ids[c]];
             if (!in->size) continue;
             if (in->dtor && st->values[k] && st->count) in->dtor(st->values[k], (int)st->count, in->ctx);
-            ecs__snap_mfree(s, st->values[k++]);
+            if (!ecs__snap_borrowed(s, st->values[k])) ecs__snap_mfree(s, st->values[k]);
+            k++;
         }
         ecs__snap_mfree(s, st->values);
         ecs__snap_mfree(s, st->ids);
@@ -7198,6 +7276,7 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
     ecs__snap_mfree(s, s->seen);
     ecs__snap_mfree(s, s->marks);
     ecs__snap_mfree(s, s->gmarks);
+    ecs__snap_mfree(s, s->blob);
     ecs__snap_mfree(s, s);
 }
 
@@ -7255,9 +7334,10 @@ static ecs_snapshot *ecs__snap_new(ecs_world *w, uint32_t table_count) {
     return s;
 }
 
-/* Room for a table of count rows over ids (values not yet constructed). */
+/* Room for a table of count rows over ids (values not yet constructed;
+   with values false, the caller sets the columns). */
 static bool ecs__snap_table_alloc(ecs_snapshot *s, ecs__snap_table *st, const ecs_id *ids, uint32_t n,
-                                  uint32_t count) {
+                                  uint32_t count, bool values) {
     uint32_t columns = 0;
     for (uint32_t i = 0; i < n; i++) columns += s->ids[ids[i]].size > 0;
     st->id_count = n;
@@ -7268,7 +7348,7 @@ static bool ecs__snap_table_alloc(ecs_snapshot *s, ecs__snap_table *st, const ec
         return false;
     memcpy(st->ids, ids, (size_t)n * sizeof *ids);
     memset(st->values, 0, (size_t)columns * sizeof(void *));
-    for (uint32_t i = 0, k = 0; i < n; i++)
+    for (uint32_t i = 0, k = 0; values && i < n; i++)
         if (s->ids[ids[i]].size &&
             !(st->values[k++] = (unsigned char *)ecs__snap_alloc(s, (size_t)count * s->ids[ids[i]].size)))
             return false;
@@ -7524,7 +7604,7 @@ ECS_API ecs_snapshot *ecs_snapshot_take(ecs_world *w) {
     for (uint32_t i = 0; i < w->tab.born; i++, s->table_count++) {
         const ecs__table *t = w->tab.tables[i];
         ecs__snap_table *st = &s->tables[i];
-        if (!ecs__snap_table_alloc(s, st, t->ids, t->id_count, t->count)) { s->table_count++; goto oom; }
+        if (!ecs__snap_table_alloc(s, st, t->ids, t->id_count, t->count, true)) { s->table_count++; goto oom; }
         if (t->count) memcpy(st->entities, t->entities, (size_t)t->count * sizeof *t->entities);
         for (uint32_t c = 0; c < t->column_count; c++)
             ecs__values_copy(&w->reg.ids[t->columns[c].id], st->values[c], t->columns[c].data, t->count);
@@ -7694,18 +7774,27 @@ oom:
 typedef struct ecs__out {
     ecs_write_fn write;      /* NULL: count only */
     void *ctx;
-    ecs__hasher h;
+    ecs__sum h;
     ecs_result failed;       /* the first error write returned */
     uint64_t total;          /* bytes so far */
     uint32_t n;
     unsigned char buf[1 << 15];
 } ecs__out;
 
+/* Pieces of a big column are checksummed just before write reads them,
+   so write finds them in the cache. */
+#define ECS__PIECE ((size_t)1 << 16)
+
 static void ecs__out_bytes(ecs__out *o, const void *p, size_t n) {
     o->total += n;
-    if (!o->write || !n) return;
-    ecs__hash_feed(&o->h, p, n);
-    if (!o->failed) o->failed = o->write(p, n, o->ctx);
+    if (!o->write) return;
+    for (const unsigned char *b = (const unsigned char *)p; n && !o->failed;) {
+        size_t k = n < ECS__PIECE ? n : ECS__PIECE;
+        ecs__sum_feed(&o->h, b, k);
+        o->failed = o->write(b, k, o->ctx);
+        b += k;
+        n -= k;
+    }
 }
 
 static void ecs__out_flush(ecs__out *o) { ecs__out_bytes(o, o->buf, o->n); o->n = 0; }
@@ -7885,14 +7974,14 @@ static bool ecs__save_pass(ecs__out *o, ecs_snapshot *s, uint64_t length) {
     o->failed = ECS_OK;
     o->total = 0;
     o->n = 0;
-    ecs__hash_init(&o->h);
+    memset(&o->h, 0, sizeof o->h);
     ecs__put(o, "ECSHSNAP", 8);
     ecs__put_u32(o, ECS__FILE_VERSION);
     ecs__put_u64(o, length);   /* (version 6) */
     bool ok = ecs__save_body(o, s, &buf, &cap);
     ecs__snap_mfree(s, buf);
     ecs__out_flush(o);
-    ecs__put_u64(o, ecs__hash_done(&o->h));
+    ecs__put_u64(o, ecs__sum_done(&o->h));
     ecs__out_flush(o);
     return ok;
 }
@@ -8167,7 +8256,7 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
     for (uint32_t k = 1; k < n; k++) if (ids[k] == ids[k - 1]) return r->bad = true, ECS_ERR_ARG;
     uint32_t index = s->table_count;
     ecs__snap_table *st = &s->tables[s->table_count++];
-    if (!ecs__snap_table_alloc(s, st, ids, n, count)) return ECS_ERR_NOMEM;
+    if (!ecs__snap_table_alloc(s, st, ids, n, count, false)) return ECS_ERR_NOMEM;
     sets[index] = ecs__set_hash(ids, n);
     tmap[t] = index;
     const unsigned char *ents = ecs__get_bytes(r, (size_t)count * 8);
@@ -8179,9 +8268,15 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
     for (uint32_t k = 0; k < n; k++) {   /* the columns in the file's order */
         uint32_t at = where[k];
         if (colpos[at] == ECS__NONE) continue;
-        bool ser = flags[from[k]] & 2;
-        if (!ecs__get_values(r, &w->reg.ids[ids[at]], ser, st->values[colpos[at]], count)) {
-            if (ser) st->count = count;   /* constructed: freed with dtor */
+        const ecs__idinfo *in = &w->reg.ids[ids[at]];
+        unsigned char **v = &st->values[colpos[at]];
+        if (!(flags[from[k]] & 2)) {   /* plain bytes: the column stays in the file's bytes (the blob) */
+            if (!(*v = (unsigned char *)(uintptr_t)ecs__get_bytes(r, (size_t)count * in->size))) return ECS_ERR_ARG;
+            continue;
+        }
+        if (!(*v = (unsigned char *)ecs__snap_alloc(s, (size_t)count * in->size))) return ECS_ERR_NOMEM;
+        if (!ecs__get_values(r, in, true, *v, count)) {
+            st->count = count;   /* constructed: freed with dtor */
             return ECS_ERR_ARG;
         }
     }
@@ -8315,11 +8410,15 @@ static ecs_result ecs__read_stamps(ecs__in *r, ecs_snapshot *s, uint32_t nids, c
 }
 
 /* A snapshot's bytes from read: its length from the header (version 6),
-   else (an older file) all read gives. NULL + error; *size the length. */
-static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx, size_t *size, const char *fn) {
-    size_t cap = 1 << 12, have = 0, want = 20;   /* magic, version, length */
+   else (an older file) all read gives. NULL + error; *size the length.
+   Version 6: *sum gets the checksum of all but the last 8 bytes, taken
+   piece by piece as they arrive (from the cache). */
+static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx, size_t *size, ecs__sum *sum,
+                                      const char *fn) {
+    size_t cap = 1 << 12, have = 0, want = 20, summed = SIZE_MAX;   /* magic, version, length */
     unsigned char *data = (unsigned char *)ecs__alloc(w, cap);
     bool sized = false;
+    memset(sum, 0, sizeof *sum);
     while (data) {
         if (have == want && !sized) {   /* the header is in */
             sized = true;
@@ -8328,6 +8427,12 @@ static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx,
             if (memcmp(data, "ECSHSNAP", 8)) break;
             if (version > 5 && (length < 28 || length > SIZE_MAX)) break;
             want = version > 5 ? (size_t)length : SIZE_MAX;   /* older: to the end */
+            summed = version > 5 ? 0 : SIZE_MAX;
+        }
+        if (summed < have && summed < want - 8) {   /* (version 6) up to the checksum */
+            size_t upto = have < want - 8 ? have : want - 8;
+            ecs__sum_feed(sum, data + summed, upto - summed);
+            summed = upto;
         }
         if (have == want) { *size = have; return data; }
         if (have == cap) {   /* a length up front: all of it at once (up to 64 MiB; a bad length
@@ -8338,7 +8443,9 @@ static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx,
             data = bigger;
             cap = grow < want ? grow : want;
         }
-        size_t ask = (want < cap ? want : cap) - have, got = read(data + have, ask, ctx);
+        size_t ask = (want < cap ? want : cap) - have;
+        if (sized && ask > ECS__PIECE) ask = ECS__PIECE;
+        size_t got = read(data + have, ask, ctx);
         if (got > ask) break;
         have += got;
         if (got < ask) {   /* the end of read's data */
@@ -8361,7 +8468,8 @@ static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, c
     if (!w) return NULL;
     if (!read) { ecs__fail(w, ECS_ERR_ARG, "%s: no read callback", fn); return NULL; }
     size_t size = 0;
-    unsigned char *data = ecs__load_bytes(w, read, ctx, &size, fn), *flags = NULL;
+    ecs__sum sum;
+    unsigned char *data = ecs__load_bytes(w, read, ctx, &size, &sum, fn), *flags = NULL;
     if (!data) return NULL;
     ecs_snapshot *s = NULL;
     uint32_t *fmap = NULL, *tmap = NULL, *mark = NULL, *work = NULL;
@@ -8376,9 +8484,12 @@ static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, c
     r.p = data; r.end = data + size;
     ecs__hash_init(&h);
     if (size < 28 || memcmp(data, "ECSHSNAP", 8)) { why = "not an ecs.h save file"; goto fail; }
-    ecs__hash_feed(&h, data, size - 8);
     r.end = data + size - 8;
-    if (ecs__hash_done(&h) != ecs__le64(r.end)) { why = "the file is damaged or truncated (checksum)"; goto fail; }
+    if ((uint32_t)ecs__le64(data + 8) < 6) ecs__hash_feed(&h, data, size - 8);   /* older files' checksum */
+    if (((uint32_t)ecs__le64(data + 8) < 6 ? ecs__hash_done(&h) : ecs__sum_done(&sum)) != ecs__le64(r.end)) {
+        why = "the file is damaged or truncated (checksum)";
+        goto fail;
+    }
     r.p += 8;
     version = ecs__get_u32(&r);
     if (version < 1 || version > ECS__FILE_VERSION) { why = "the file has another version"; goto fail; }
@@ -8409,6 +8520,9 @@ static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, c
         !(mark = (uint32_t *)ecs__alloc(w, ((size_t)rc + 1) * sizeof *mark)) ||
         (version > 1 && ecs__get_clock(&clock, s)))
         goto oom;   /* (the clock was checked above) */
+    s->blob = data;   /* (freed with s from here on) */
+    s->blob_size = size;
+    data = NULL;
     s->record_count = rc; s->free_head = fh; s->free_count = fc; s->alive = alive;
     s->dropped = (size_t)dropped;
     s->rel_count = nrel;
@@ -8456,6 +8570,7 @@ static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, c
     ecs__sort_u64(sets, s->table_count);   /* one table per id set */
     for (uint32_t i = 1; i < s->table_count; i++) if (sets[i] == sets[i - 1]) goto fail;
     if (!ecs__snap_sane(s, mark)) goto fail;
+    ecs__snap_keep_blob(s);
     why = NULL;
     goto done;
 oom:

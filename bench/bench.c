@@ -2886,6 +2886,19 @@ static int events_rows(int *met) {
     return counted;
 }
 
+/* Whether large temporaries (ecs_validate's, a loaded snapshot's) come from
+   the heap or from fresh mmaps (page faults on every sample) depends on
+   glibc's dynamic mmap threshold, which follows the sizes of blocks freed
+   earlier: one build measured 31 or 45 ms (19k or 81k page faults) with
+   nothing but the size of a struct changed. Fixed thresholds make these rows
+   measure ecs.h, not that history. */
+static void fixed_malloc_thresholds(void) {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
+}
+
 int main(int argc, char **argv) {
     bool only_events = false, only_changes = false, only_prefabs = false, only_sync = false, only_snaps = false;
     for (int i = 1; i < argc; i++) {
@@ -2898,6 +2911,7 @@ int main(int argc, char **argv) {
         else { fprintf(stderr, "usage: %s [--quick] [--events] [--changes] [--prefabs] [--sync] [--snapshots]\n", argv[0]); return 2; }
     }
     if (only_snaps) {
+        fixed_malloc_thresholds();
         int met = 0, total = snap_table(&met);
         printf("%d/%d targets met%s\n", met, total, g_wrong ? "; RESULTS WRONG, see stderr" : "");
         return g_wrong ? 1 : 0;
@@ -2951,16 +2965,7 @@ int main(int argc, char **argv) {
     an += tiny_rows(ar + an, false);
     an += syncsim_rows(ar + an);
     for (; k < an; k++) abs_print(&ar[k]);
-#if defined(__GLIBC__)
-    /* Whether ecs_validate's large temporaries come from the heap or from
-       fresh mmaps (page faults on every sample) depends on glibc's dynamic
-       mmap threshold, which follows the sizes of blocks freed earlier: one
-       build measured 31 or 45 ms (19k or 81k page faults) with nothing but
-       the size of a struct changed. Fixed thresholds make these rows measure
-       ecs.h, not that history. */
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 128 << 20);
-#endif
+    fixed_malloc_thresholds();
     an += validate_rows(ar + an);
     for (; k < an; k++) abs_print(&ar[k]);
 #if defined(__linux__)

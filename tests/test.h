@@ -104,6 +104,40 @@ static inline int test_popcount64(unsigned long long x) {
     for (; x; x &= x - 1) n++;
     return n;
 }
+/* The save file's checksum (version 6), computed here independently of
+   ecs.h (this also pins the format): per 8-byte lane of 64-byte stripes of
+   little-endian words, a sum and a sum of sums; the tail zero-padded; the
+   lanes and the length mixed at the end. Tests that damage a file on purpose
+   reseal it with this, so the damage reaches the parser. */
+static inline unsigned long long test_le64(const unsigned char *p) {
+    unsigned long long v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
+static inline unsigned long long test_fmix64(unsigned long long x) {
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+static inline unsigned long long test_file_checksum(const unsigned char *p, size_t n) {
+    unsigned long long a[8] = {0}, b[8] = {0}, x;
+    unsigned char last[64] = {0};
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        for (int k = 0; k < 8; k++) { a[k] += test_le64(p + i + 8 * k); b[k] += a[k]; }
+    if (i < n) {
+        memcpy(last, p + i, n - i);
+        for (int k = 0; k < 8; k++) { a[k] += test_le64(last + 8 * k); b[k] += a[k]; }
+    }
+    x = test_fmix64((unsigned long long)n ^ 0x9e3779b97f4a7c15ull);
+    for (int k = 0; k < 8; k++) x = test_fmix64(test_fmix64(x ^ a[k]) ^ b[k]) * 0xc2b2ae3d27d4eb4full;
+    return test_fmix64(x);
+}
+static inline void test_file_reseal(unsigned char *p, size_t n) {   /* n: the whole file */
+    unsigned long long sum = test_file_checksum(p, n - 8);
+    for (int i = 0; i < 8; i++) p[n - 8 + i] = (unsigned char)(sum >> (8 * i));
+}
+
 /* An identity for the calling OS thread: the address of a thread-local. */
 static inline const void *test_thread_id(void) {
     static _Thread_local char here;

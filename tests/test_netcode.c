@@ -335,38 +335,10 @@ TEST(netcode_two_snapshots_one_stream) {
     ecs_world_free(b);
 }
 
-/* The save file's checksum (the hasher of ecs.h's implementation, mirrored
-   here): lets the corruption test fix it up after a change, so that damaged
-   bytes reach the parser instead of stopping at the checksum. */
-typedef struct nc_hasher { uint64_t lane[4], total; unsigned char tail[32]; uint32_t n; } nc_hasher;
-#define NC_P1 0x9e3779b97f4a7c15ull
-#define NC_P2 0xc2b2ae3d27d4eb4full
-static uint64_t nc_rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
-static uint64_t nc_le64(const unsigned char *p) {
-    uint64_t v = 0;
-    for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
-    return v;
-}
 static void nc_put_le64(unsigned char *p, uint64_t v) { for (int k = 0; k < 8; k++) p[k] = (unsigned char)(v >> (8 * k)); }
-static void nc_stripe(uint64_t *lane, const unsigned char *p) {
-    for (int k = 0; k < 4; k++) lane[k] = nc_rotl(lane[k] + nc_le64(p + 8 * k) * NC_P2, 31) * NC_P1;
-}
-static uint64_t nc_checksum(const unsigned char *p, size_t len) {
-    nc_hasher h;
-    memset(&h, 0, sizeof h);
-    h.lane[0] = NC_P1 + NC_P2; h.lane[1] = NC_P2; h.lane[3] = 0 - NC_P1;
-    h.total = len;
-    for (; len >= 32; p += 32, len -= 32) nc_stripe(h.lane, p);
-    memcpy(h.tail, p, len);
-    h.n = (uint32_t)len;
-    uint64_t x = nc_rotl(h.lane[0], 1) + nc_rotl(h.lane[1], 7) + nc_rotl(h.lane[2], 12) + nc_rotl(h.lane[3], 18) +
-                 h.total * NC_P2;
-    for (uint32_t i = 0; i < h.n; i += 8) x = nc_mix(x ^ nc_le64(h.tail + i)) * NC_P1;
-    return nc_mix(x);
-}
 static void nc_forge(unsigned char *p, size_t n) {   /* length and checksum made right again */
     nc_put_le64(p + 12, n);
-    nc_put_le64(p + n - 8, nc_checksum(p, n - 8));
+    test_file_reseal(p, n);
 }
 
 /* A world restored from an accepted (corrupted) snapshot must be one the
@@ -445,9 +417,9 @@ TEST(netcode_load_truncated_corrupted) {
     CHECK_EQ_INT(test_world_hash(w), t0);
     CHECK_EQ_INT(ecs_world_hash(w), h0);
 
-    bool forgeable = nc_checksum(m.p, n - 8) == nc_le64(m.p + n - 8);
+    bool forgeable = test_file_checksum(m.p, n - 8) == test_le64(m.p + n - 8);
     if (!forgeable) fprintf(stderr, "  note: netcode_load_truncated_corrupted: the save file's checksum is no longer "
-                                    "the one mirrored here (nc_checksum): only unforged corruptions are tried\n");
+                                    "the one mirrored in test.h (test_file_checksum): only unforged corruptions are tried\n");
     unsigned long long rs = test_g.seed ^ 0xc0ffee;
     long trials = test_scaled(3000, 200), accepted = 0, refused = 0;
     unsigned char *buf = (unsigned char *)malloc(n * 2 + 64);

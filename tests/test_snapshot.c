@@ -307,36 +307,6 @@ TEST(snapshot_file_other_build) {
     CHECK_EQ_INT(sn_ctor_n, sn_dtor_n);
 }
 
-/* The file's checksum, computed independently of ecs.h (this also pins the
-   format): four lanes of multiply-rotate over little-endian words. */
-static uint64_t sn_le64(const unsigned char *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
-static uint64_t sn_rotl(uint64_t x, int r) { return x << r | x >> (64 - r); }
-static uint64_t sn_fmix(uint64_t x) {
-    x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-static uint64_t sn_checksum(const unsigned char *p, size_t n) {
-    const uint64_t p1 = 0x9e3779b97f4a7c15ull, p2 = 0xc2b2ae3d27d4eb4full;
-    uint64_t lane[4] = {p1 + p2, p2, 0, 0 - p1};
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int k = 0; k < 4; k++) lane[k] = sn_rotl(lane[k] + sn_le64(p + i + 8 * k) * p2, 31) * p1;
-    uint64_t x = sn_rotl(lane[0], 1) + sn_rotl(lane[1], 7) + sn_rotl(lane[2], 12) + sn_rotl(lane[3], 18) + n * p2;
-    unsigned char last[32] = {0};
-    memcpy(last, p + i, n - i);
-    for (size_t k = 0; k < n - i; k += 8) x = sn_fmix(x ^ sn_le64(last + k)) * p1;
-    return sn_fmix(x);
-}
-static void sn_seal(unsigned char *bytes, size_t n) {
-    uint64_t sum = sn_checksum(bytes, n - 8);
-    for (int i = 0; i < 8; i++) bytes[n - 8 + i] = (unsigned char)(sum >> (8 * i));
-}
-
 /* Every truncation, and thousands of byte changes (resealed, so the reader's
    own checks see them): an error with the world untouched, or a snapshot
    that restores to a consistent world. */
@@ -349,7 +319,7 @@ TEST(snapshot_file_robust) {
     size_t n;
     unsigned char *bytes = sn_file(a, &n);
     REQUIRE(bytes);
-    CHECK(sn_checksum(bytes, n - 8) == sn_le64(bytes + n - 8));
+    CHECK(test_file_checksum(bytes, n - 8) == test_le64(bytes + n - 8));
     uint64_t hb = sn_state(b);
     int refused = 0, accepted = 0;
     for (size_t len = 0; len < n; len++) {
@@ -371,7 +341,7 @@ TEST(snapshot_file_robust) {
         }
         if (!memcmp(mut, bytes, n)) continue;   /* two changes undid each other */
         bool sealed = k % 4 != 0;   /* a quarter keep the old checksum: caught by it */
-        if (sealed) sn_seal(mut, n);
+        if (sealed) test_file_reseal(mut, n);
         ecs_snapshot *s = sn_read(b, mut, n);
         if (!s) {
             refused++;
