@@ -1775,7 +1775,7 @@ static uint64_t ecs__hash_done(const ecs__hasher *h) {
     return ecs__hash64(x);
 }
 
-/* The save file's checksum (version 6): for each 8-byte lane of 64-byte
+/* The save file's checksum (version 7): for each 8-byte lane of 64-byte
    stripes, the sum of its words and the sum of those sums (Fletcher's,
    mod 2^64). A changed word changes the first; moved or swapped stripes
    the second. Additions only, so it costs a fraction of a copy (SSE2 where
@@ -7766,8 +7766,9 @@ oom:
 /* ---- >>savefile: save files ---------------------------------------------- */
 /* "ECSHSNAP", version, then little-endian fields (see ecs_snapshot_write),
    component bytes as they are, a checksum at the end. */
-#define ECS__FILE_VERSION 6u   /* 2 added the clock, 3 unread events, 4 change stamps, 5 groups' marks,
-                                  6 the length up front and the random seed; older files still read */
+#define ECS__FILE_VERSION 7u   /* 2 added the clock, 3 unread events, 4 change stamps, 5 groups' marks,
+                                  6 the length up front and the random seed, 7 the checksum of sums;
+                                  older files still read */
 /* Where the bytes go: a write callback, or nowhere (counting them, for
    the length up front and ecs_snapshot_size). Buffered: small fields cost
    a store, not a call. */
@@ -8411,7 +8412,7 @@ static ecs_result ecs__read_stamps(ecs__in *r, ecs_snapshot *s, uint32_t nids, c
 
 /* A snapshot's bytes from read: its length from the header (version 6),
    else (an older file) all read gives. NULL + error; *size the length.
-   Version 6: *sum gets the checksum of all but the last 8 bytes, taken
+   Version 7: *sum gets the checksum of all but the last 8 bytes, taken
    piece by piece as they arrive (from the cache). */
 static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx, size_t *size, ecs__sum *sum,
                                       const char *fn) {
@@ -8427,9 +8428,9 @@ static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx,
             if (memcmp(data, "ECSHSNAP", 8)) break;
             if (version > 5 && (length < 28 || length > SIZE_MAX)) break;
             want = version > 5 ? (size_t)length : SIZE_MAX;   /* older: to the end */
-            summed = version > 5 ? 0 : SIZE_MAX;
+            summed = version > 6 ? 0 : SIZE_MAX;
         }
-        if (summed < have && summed < want - 8) {   /* (version 6) up to the checksum */
+        if (summed < have && summed < want - 8) {   /* (version 7) up to the checksum */
             size_t upto = have < want - 8 ? have : want - 8;
             ecs__sum_feed(sum, data + summed, upto - summed);
             summed = upto;
@@ -8485,8 +8486,8 @@ static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, c
     ecs__hash_init(&h);
     if (size < 28 || memcmp(data, "ECSHSNAP", 8)) { why = "not an ecs.h save file"; goto fail; }
     r.end = data + size - 8;
-    if ((uint32_t)ecs__le64(data + 8) < 6) ecs__hash_feed(&h, data, size - 8);   /* older files' checksum */
-    if (((uint32_t)ecs__le64(data + 8) < 6 ? ecs__hash_done(&h) : ecs__sum_done(&sum)) != ecs__le64(r.end)) {
+    if ((uint32_t)ecs__le64(data + 8) < 7) ecs__hash_feed(&h, data, size - 8);   /* older files' checksum */
+    if (((uint32_t)ecs__le64(data + 8) < 7 ? ecs__hash_done(&h) : ecs__sum_done(&sum)) != ecs__le64(r.end)) {
         why = "the file is damaged or truncated (checksum)";
         goto fail;
     }

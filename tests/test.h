@@ -104,7 +104,7 @@ static inline int test_popcount64(unsigned long long x) {
     for (; x; x &= x - 1) n++;
     return n;
 }
-/* The save file's checksum (version 6), computed here independently of
+/* The save file's checksum (version 7), computed here independently of
    ecs.h (this also pins the format): per 8-byte lane of 64-byte stripes of
    little-endian words, a sum and a sum of sums; the tail zero-padded; the
    lanes and the length mixed at the end. Tests that damage a file on purpose
