@@ -12,7 +12,7 @@ SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sani
 REL     := -O2 -DNDEBUG
 BUILD   := build
 TESTSRC := $(filter-out tests/fuzz_api.c,$(wildcard tests/*.c))
-TESTHDR := tests/test.h ecs.h
+TESTHDR := tests/test.h tests/old_saves.h ecs.h
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/ex_%,$(wildcard examples/*.c))
 
 SHELL   := /bin/bash

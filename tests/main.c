@@ -93,6 +93,7 @@ void suite_prefab(void);
 void suite_order(void);
 void suite_sync(void);
 void suite_netcode(void);
+void suite_oldsaves(void);
 
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
@@ -143,6 +144,7 @@ int main(int argc, char **argv) {
     suite_order();
     suite_sync();
     suite_netcode();
+    suite_oldsaves();
     printf("%d passed, %d failed\n", test_g.passed, test_g.failed);
     return test_g.failed ? 1 : 0;
 }
