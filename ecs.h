@@ -7225,6 +7225,7 @@ struct ecs_snapshot {
     uint32_t gmark_count;
     unsigned char *blob;     /* a loaded one's file bytes: its plain columns point into them */
     size_t blob_size;
+    bool blob_lent;          /* while loading: the bytes are the loader's, not freed with it */
 };
 
 static void *ecs__snap_alloc(ecs_snapshot *s, size_t n) { return s->realloc_fn(NULL, n ? n : 1, s->alloc_user); }
@@ -7276,7 +7277,7 @@ ECS_API void ecs_snapshot_free(ecs_snapshot *s) {
     ecs__snap_mfree(s, s->seen);
     ecs__snap_mfree(s, s->marks);
     ecs__snap_mfree(s, s->gmarks);
-    ecs__snap_mfree(s, s->blob);
+    if (!s->blob_lent) ecs__snap_mfree(s, s->blob);
     ecs__snap_mfree(s, s);
 }
 
@@ -8067,7 +8068,13 @@ ECS_API ecs_result ecs_snapshot_write(const ecs_snapshot *s, FILE *out) {
 #endif
 
 /* Reading: the whole file in memory, checked before anything is built. */
-typedef struct ecs__in { const unsigned char *p, *end; bool bad; const char *fn; } ecs__in;   /* fn: for messages */
+typedef struct ecs__in {
+    const unsigned char *p, *end;
+    bool bad;
+    const char *fn;          /* for messages */
+    uint8_t first;           /* a first layout: 1 version 2's (no clock flag), 2 version 3's (no
+                                queued events) */
+} ecs__in;
 static const unsigned char *ecs__get_bytes(ecs__in *r, size_t n) {
     if (r->bad || (size_t)(r->end - r->p) < n) { r->bad = true; return NULL; }
     const unsigned char *p = r->p;
@@ -8101,7 +8108,7 @@ static bool ecs__get_values(ecs__in *r, const ecs__idinfo *in, bool serialized, 
 /* A file's clock section (r at its start) into s, or only checked and
    skipped when s is NULL. ECS_ERR_ARG for a bad one, ECS_ERR_NOMEM. */
 static ecs_result ecs__get_clock(ecs__in *r, ecs_snapshot *s) {
-    uint32_t has = ecs__get_u32(r);
+    uint32_t has = r->first == 1 ? 1 : ecs__get_u32(r);
     if (has > 1) return r->bad = true, ECS_ERR_ARG;
     if (!has) return ECS_OK;
     uint64_t frame = ecs__get_u64(r);
@@ -8340,6 +8347,7 @@ static ecs_result ecs__read_events(ecs__in *r, ecs_snapshot *s, uint32_t nids, c
         if (k == s->log_count || x->cursor < s->logs[k].base || x->cursor > s->logs[k].end) return r->bad = true, ECS_ERR_ARG;
         s->cursor_count++;
     }
+    if (r->first == 2) return ECS_OK;   /* (version 3's first layout: no queued events) */
     uint32_t q = ecs__get_u32(r);
     if (r->bad || q > nids || q > (size_t)(r->end - r->p) / 8) return r->bad = true, ECS_ERR_ARG;
     if (q && !(s->queued = (ecs__snap_log *)ecs__snap_alloc(s, q * sizeof *s->queued))) return ECS_ERR_NOMEM;
@@ -8465,35 +8473,40 @@ static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx,
     return NULL;
 }
 
-static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, const char *fn) {
-    if (!w) return NULL;
-    if (!read) { ecs__fail(w, ECS_ERR_ARG, "%s: no read callback", fn); return NULL; }
-    size_t size = 0;
-    ecs__sum sum;
-    unsigned char *data = ecs__load_bytes(w, read, ctx, &size, &sum, fn), *flags = NULL;
-    if (!data) return NULL;
+/* Why bytes are not a whole save file (its magic, its checksum), or NULL;
+   sum: the version 7 checksum, taken while reading. */
+static const char *ecs__file_unsealed(const unsigned char *data, size_t size, const ecs__sum *sum) {
+    if (size < 28 || memcmp(data, "ECSHSNAP", 8)) return "not an ecs.h save file";
+    uint64_t want = ecs__le64(data + size - 8);
+    if ((uint32_t)ecs__le64(data + 8) > 6) return ecs__sum_done(sum) == want ? NULL : "the file is damaged or truncated (checksum)";
+    ecs__hasher h;   /* older files' checksum */
+    ecs__hash_init(&h);
+    ecs__hash_feed(&h, data, size - 8);
+    return ecs__hash_done(&h) == want ? NULL : "the file is damaged or truncated (checksum)";
+}
+
+/* A save file's bytes into a snapshot (sum: the version 7 checksum, taken
+   while reading; first: read the first layout of version 2 or 3). NULL +
+   error (*res the result); data stays the caller's unless a snapshot comes
+   back, which then owns it. */
+static ecs_snapshot *ecs__snap_parse(ecs_world *w, unsigned char *data, size_t size, const ecs__sum *sum,
+                                     bool first, ecs_result *res_out, const char *fn) {
+    unsigned char *flags = NULL;
     ecs_snapshot *s = NULL;
     uint32_t *fmap = NULL, *tmap = NULL, *mark = NULL, *work = NULL;
     uint64_t *sets = NULL;
     const char *why = "the file is not consistent";
     ecs_result res = ECS_ERR_ARG;
-    ecs__in r = {NULL, NULL, false, fn}, rr = {NULL, NULL, false, fn}, clock;
-    ecs__hasher h;
+    ecs__in r = {NULL, NULL, false, fn, 0}, rr = {NULL, NULL, false, fn, 0}, clock;
     uint32_t nids = 0, rc = 0, fh = 0, fc = 0, alive = 0, nrel = 0, ntab = 0, version;
     uint64_t dropped = 0;
     const unsigned char *recs = NULL, *rels = NULL;
-    r.p = data; r.end = data + size;
-    ecs__hash_init(&h);
-    if (size < 28 || memcmp(data, "ECSHSNAP", 8)) { why = "not an ecs.h save file"; goto fail; }
-    r.end = data + size - 8;
-    if ((uint32_t)ecs__le64(data + 8) < 7) ecs__hash_feed(&h, data, size - 8);   /* older files' checksum */
-    if (((uint32_t)ecs__le64(data + 8) < 7 ? ecs__hash_done(&h) : ecs__sum_done(&sum)) != ecs__le64(r.end)) {
-        why = "the file is damaged or truncated (checksum)";
-        goto fail;
-    }
-    r.p += 8;
+    if ((why = ecs__file_unsealed(data, size, sum))) goto fail;
+    why = "the file is not consistent";
+    r.p = data + 8; r.end = data + size - 8;   /* (after the magic; before the checksum) */
     version = ecs__get_u32(&r);
     if (version < 1 || version > ECS__FILE_VERSION) { why = "the file has another version"; goto fail; }
+    r.first = (uint8_t)(first && version < 4 ? version - 1 : 0);
     if (version > 5 && ecs__get_u64(&r) != size) goto fail;   /* (checked while reading) */
     nids = ecs__get_u32(&r);
     if (nids > (size_t)(r.end - r.p) / 12) goto fail;
@@ -8521,9 +8534,9 @@ static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, c
         !(mark = (uint32_t *)ecs__alloc(w, ((size_t)rc + 1) * sizeof *mark)) ||
         (version > 1 && ecs__get_clock(&clock, s)))
         goto oom;   /* (the clock was checked above) */
-    s->blob = data;   /* (freed with s from here on) */
+    s->blob = data;   /* lent until the end: plain columns point into it */
     s->blob_size = size;
-    data = NULL;
+    s->blob_lent = true;
     s->record_count = rc; s->free_head = fh; s->free_count = fc; s->alive = alive;
     s->dropped = (size_t)dropped;
     s->rel_count = nrel;
@@ -8571,19 +8584,47 @@ static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, c
     ecs__sort_u64(sets, s->table_count);   /* one table per id set */
     for (uint32_t i = 1; i < s->table_count; i++) if (sets[i] == sets[i - 1]) goto fail;
     if (!ecs__snap_sane(s, mark)) goto fail;
+    s->blob_lent = false;   /* s owns the bytes now */
     ecs__snap_keep_blob(s);
+    res = ECS_OK;
     why = NULL;
     goto done;
 oom:
     why = NULL;
     ECS__OOM(w, fn);
+    res = ECS_ERR_NOMEM;
 fail:
     if (why) ecs__fail(w, ECS_ERR_ARG, "%s: %s", fn, why);
-    ecs_snapshot_free(s);
+    if (res != ECS_ERR_NOMEM) res = ECS_ERR_ARG;
+    ecs_snapshot_free(s);   /* (not the lent bytes) */
     s = NULL;
 done:
-    ecs__free(w, data); ecs__free(w, fmap); ecs__free(w, flags); ecs__free(w, work);
+    ecs__free(w, fmap); ecs__free(w, flags); ecs__free(w, work);
     ecs__free(w, tmap); ecs__free(w, sets); ecs__free(w, mark);
+    *res_out = res;
+    return s;
+}
+
+/* Versions 2 and 3 each had a first layout (a few hours long) without a
+   field their later one has: a file that is not the later layout is read
+   again as the first; if that fails too, the first reading's error stands. */
+static ecs_snapshot *ecs__snap_load(ecs_world *w, ecs_read_fn read, void *ctx, const char *fn) {
+    if (!w) return NULL;
+    if (!read) { ecs__fail(w, ECS_ERR_ARG, "%s: no read callback", fn); return NULL; }
+    size_t size = 0;
+    ecs__sum sum;
+    unsigned char *data = ecs__load_bytes(w, read, ctx, &size, &sum, fn);
+    if (!data) return NULL;
+    ecs_result res;
+    uint32_t version = size >= 12 ? (uint32_t)ecs__le64(data + 8) : 0;   /* (before s may own data) */
+    ecs_snapshot *s = ecs__snap_parse(w, data, size, &sum, false, &res, fn);
+    if (!s && res == ECS_ERR_ARG && (version == 2 || version == 3)) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", ecs_last_error(w));
+        if (!(s = ecs__snap_parse(w, data, size, &sum, true, &res, fn)) && res == ECS_ERR_ARG)
+            ecs__fail(w, ECS_ERR_ARG, "%s", why);
+    }
+    if (!s) ecs__free(w, data);   /* (else s has it) */
     return s;
 }
 
