@@ -456,6 +456,41 @@ static bench_row bench_iter_pvd(void) {
     return r;
 }
 
+/* The same loops as systems run by ecs_progress on one thread (the peer
+   harness's W2_iter2_sys and W3_iter3_sys): the query loop plus what a
+   frame adds around it. */
+static void pv_system(ecs_iter *it) {
+    kernel_pv(ECS_FIELD(it, Position, 0), ECS_FIELD(it, const Velocity, 1), it->count, it->dt);
+}
+static void pvd_system(ecs_iter *it) {
+    kernel_pvd(ECS_FIELD(it, Position, 0), ECS_FIELD(it, Velocity, 1), ECS_FIELD(it, Data, 2), it->count, it->dt);
+}
+static double sys_ecs(void *ctx) {
+    iter_ctx *c = ctx;
+    float dt = g_dt;
+    double t0 = now_ns();
+    NEED(ecs_progress(c->w, dt) == ECS_OK, "ecs_progress failed");
+    clobber();
+    return now_ns() - t0;
+}
+static bench_row bench_iter_sys(bool with_data) {
+    bench_row r = {with_data ? "iterate P+V+Data as a system, ecs_progress, 1M (per entity)"
+                             : "iterate P+V as a system, ecs_progress, 1M (per entity)", 0, 0, 1.05, true};
+    iter_ctx c;
+    iter_setup(&c, N_ITER, with_data);
+    ecs_system_desc sd = {.name = "move", .fn = with_data ? pvd_system : pv_system,
+                          .terms = {{c.id.pos, ECS_WRITE, ECS_AND},
+                                    {c.id.vel, with_data ? ECS_WRITE : ECS_READ, ECS_AND},
+                                    {with_data ? c.id.data : 0, ECS_WRITE, ECS_AND}}};
+    NEED(ecs_system_add(c.w, &sd) != 0, "ecs_system_add failed");
+    run_pair(reps(with_data ? 201 : 251), with_data ? pvd_base : pv_base, sys_ecs, &c, N_ITER, &r.base_ns, &r.ecs_ns);
+    iter_check(&c, r.name);
+    iter_teardown(&c);
+    return r;
+}
+static bench_row bench_iter_pv_sys(void) { return bench_iter_sys(false); }
+static bench_row bench_iter_pvd_sys(void) { return bench_iter_sys(true); }
+
 /* ---- fragmented: 26 tags x 20 entities with Data, 26 tables --------------- */
 enum { FRAG_TAGS = 26, FRAG_PER_TAG = 20, FRAG_N = FRAG_TAGS * FRAG_PER_TAG,
        FRAG_PASSES = 2000 };  /* passes per sample: the workload is tiny */
@@ -2849,6 +2884,8 @@ static const bench_fn g_benches[] = {
 #endif
     bench_iter_pv,
     bench_iter_pvd,
+    bench_iter_pv_sys,
+    bench_iter_pvd_sys,
     bench_fragmented,
     bench_create,
     bench_bulk_create,
