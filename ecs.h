@@ -1741,8 +1741,29 @@ static uint64_t ecs__le64(const unsigned char *p) {
            (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
 }
 
-static void ecs__stripe(uint64_t *lane, const unsigned char *p) {
-    for (int k = 0; k < 4; k++) lane[k] = ecs__rotl(lane[k] + ecs__le64(p + 8 * k) * ECS__P2, 31) * ECS__P1;
+static void ecs__stripes(void *state, const unsigned char *p, size_t n) {   /* n: a multiple of 32 */
+    uint64_t *lane = ((ecs__hasher *)state)->lane;
+    for (; n >= 32; p += 32, n -= 32)
+        for (int k = 0; k < 4; k++) lane[k] = ecs__rotl(lane[k] + ecs__le64(p + 8 * k) * ECS__P2, 31) * ECS__P1;
+}
+
+/* Feeds a hash made of `stripe`-byte stripes: the bytes short of a stripe
+   wait in tail (*n of them) for the next call; whole stripes go to
+   stripes() in one piece. */
+static void ecs__feed(void *state, unsigned char *tail, uint32_t *n, uint32_t stripe, const unsigned char *p,
+                      size_t len, void (*stripes)(void *, const unsigned char *, size_t)) {
+    if (*n) {
+        size_t take = stripe - *n < len ? stripe - *n : len;
+        memcpy(tail + *n, p, take);
+        *n += (uint32_t)take; p += take; len -= take;
+        if (*n < stripe) return;
+        stripes(state, tail, stripe);
+        *n = 0;
+    }
+    size_t whole = len / stripe * stripe;
+    if (whole) stripes(state, p, whole);
+    if (len - whole) memcpy(tail, p + whole, len - whole);
+    *n = (uint32_t)(len - whole);
 }
 
 static void ecs__hash_init(ecs__hasher *h) {
@@ -1751,19 +1772,8 @@ static void ecs__hash_init(ecs__hasher *h) {
 }
 
 static void ecs__hash_feed(ecs__hasher *h, const void *data, size_t len) {
-    const unsigned char *p = (const unsigned char *)data;
     h->total += len;
-    if (h->n) {
-        size_t take = 32 - h->n < len ? 32 - h->n : len;
-        memcpy(h->tail + h->n, p, take);
-        h->n += (uint32_t)take; p += take; len -= take;
-        if (h->n < 32) return;
-        ecs__stripe(h->lane, h->tail);
-        h->n = 0;
-    }
-    for (; len >= 32; p += 32, len -= 32) ecs__stripe(h->lane, p);
-    if (len) memcpy(h->tail, p, len);
-    h->n = (uint32_t)len;
+    ecs__feed(h, h->tail, &h->n, 32, (const unsigned char *)data, len, ecs__stripes);
 }
 
 static uint64_t ecs__hash_done(const ecs__hasher *h) {
@@ -1786,7 +1796,8 @@ typedef struct ecs__sum {
     uint32_t n;
 } ecs__sum;
 
-static void ecs__sum_stripes(ecs__sum *s, const unsigned char *p, size_t n) {
+static void ecs__sum_stripes(void *state, const unsigned char *p, size_t n) {
+    ecs__sum *s = (ecs__sum *)state;
 #ifdef ECS__SSE2
     __m128i a[4], b[4];
     for (int k = 0; k < 4; k++) { a[k] = _mm_loadu_si128((const __m128i *)s->a + k); b[k] = _mm_loadu_si128((const __m128i *)s->b + k); }
@@ -1803,21 +1814,8 @@ static void ecs__sum_stripes(ecs__sum *s, const unsigned char *p, size_t n) {
 }
 
 static void ecs__sum_feed(ecs__sum *s, const void *data, size_t len) {
-    const unsigned char *p = (const unsigned char *)data;
     s->total += len;
-    if (s->n) {
-        size_t take = 64 - s->n < len ? 64 - s->n : len;
-        memcpy(s->tail + s->n, p, take);
-        s->n += (uint32_t)take; p += take; len -= take;
-        if (s->n < 64) return;
-        ecs__sum_stripes(s, s->tail, 64);
-        s->n = 0;
-    }
-    ecs__sum_stripes(s, p, len & ~(size_t)63);
-    p += len & ~(size_t)63;
-    len &= 63;
-    if (len) memcpy(s->tail, p, len);
-    s->n = (uint32_t)len;
+    ecs__feed(s, s->tail, &s->n, 64, (const unsigned char *)data, len, ecs__sum_stripes);
 }
 
 static uint64_t ecs__sum_done(const ecs__sum *cs) {
