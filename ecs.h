@@ -8276,13 +8276,15 @@ static ecs_result ecs__read_table(ecs_world *w, ecs_snapshot *s, ecs__in *r, uin
         if (colpos[at] == ECS__NONE) continue;
         const ecs__idinfo *in = &w->reg.ids[ids[at]];
         unsigned char **v = &st->values[colpos[at]];
-        if (!(flags[from[k]] & 2)) {   /* plain bytes: the column stays in the file's bytes (the blob) */
+        bool ser = flags[from[k]] & 2;
+        if (count > SIZE_MAX / in->size) return r->bad = true, ECS_ERR_ARG;
+        if (!ser && !in->serialize) {   /* plain bytes nothing reads typed: they stay in the file's bytes */
             if (!(*v = (unsigned char *)(uintptr_t)ecs__get_bytes(r, (size_t)count * in->size))) return ECS_ERR_ARG;
             continue;
         }
         if (!(*v = (unsigned char *)ecs__snap_alloc(s, (size_t)count * in->size))) return ECS_ERR_NOMEM;
-        if (!ecs__get_values(r, in, true, *v, count)) {
-            st->count = count;   /* constructed: freed with dtor */
+        if (!ecs__get_values(r, in, ser, *v, count)) {
+            if (ser) st->count = count;   /* constructed: freed with dtor */
             return ECS_ERR_ARG;
         }
     }
