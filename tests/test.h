@@ -138,6 +138,30 @@ static inline void test_file_reseal(unsigned char *p, size_t n) {   /* n: the wh
     for (int i = 0; i < 8; i++) p[n - 8 + i] = (unsigned char)(sum >> (8 * i));
 }
 
+/* Snapshots through memory: a read callback over fixed bytes (test_src),
+   and a growable buffer's append for write callbacks (false: no memory). */
+typedef struct test_src { const unsigned char *p; size_t n, pos; } test_src;
+static inline size_t test_src_read(void *bytes, size_t size, void *ctx) {
+    test_src *s = (test_src *)ctx;
+    size_t left = s->n - s->pos, k = size < left ? size : left;
+    if (k) memcpy(bytes, s->p + s->pos, k);
+    s->pos += k;
+    return k;
+}
+static inline bool test_append(unsigned char **p, size_t *n, size_t *cap, const void *bytes, size_t size) {
+    if (*n + size > *cap) {
+        size_t c = *cap ? *cap : 256;
+        while (c < *n + size) c *= 2;
+        unsigned char *q = (unsigned char *)realloc(*p, c);
+        if (!q) return false;
+        *p = q;
+        *cap = c;
+    }
+    if (size) memcpy(*p + *n, bytes, size);
+    *n += size;
+    return true;
+}
+
 /* An identity for the calling OS thread: the address of a thread-local. */
 static inline const void *test_thread_id(void) {
     static _Thread_local char here;

@@ -37,16 +37,7 @@ static ecs_result nc_mem_write(const void *bytes, size_t size, void *ctx) {
     if (m->failed) { m->calls_after_fail++; return m->fail_code; }
     size_t take = size;
     if (m->fail_code != ECS_OK && m->n + size > m->fail_at) { take = m->fail_at - m->n; m->failed = true; }
-    if (m->n + take > m->cap) {
-        size_t cap = m->cap ? m->cap : 256;
-        while (cap < m->n + take) cap *= 2;
-        unsigned char *p = (unsigned char *)realloc(m->p, cap);
-        if (!p) return ECS_ERR_NOMEM;
-        m->p = p;
-        m->cap = cap;
-    }
-    if (take) memcpy(m->p + m->n, bytes, take);
-    m->n += take;
+    if (!test_append(&m->p, &m->n, &m->cap, bytes, take)) return ECS_ERR_NOMEM;
     return m->failed ? m->fail_code : ECS_OK;
 }
 
@@ -57,16 +48,6 @@ static size_t nc_mem_read(void *bytes, size_t size, void *ctx) {
     m->reads++;
     if (k) memcpy(bytes, m->p + m->pos, k);
     m->pos += k;
-    return k;
-}
-
-/* A read stream over fixed bytes. */
-typedef struct nc_src { const unsigned char *p; size_t n, pos; } nc_src;
-static size_t nc_src_read(void *bytes, size_t size, void *ctx) {
-    nc_src *s = (nc_src *)ctx;
-    size_t left = s->n - s->pos, k = size < left ? size : left;
-    if (k) memcpy(bytes, s->p + s->pos, k);
-    s->pos += k;
     return k;
 }
 
@@ -402,9 +383,9 @@ TEST(netcode_load_truncated_corrupted) {
     const uint64_t h0 = ecs_world_hash(w), t0 = test_world_hash(w);
     long truncated_failures = 0;
     for (size_t len = 0; len < n; len++) {
-        nc_src src = {m.p, len, 0};
+        test_src src = {m.p, len, 0};
         nc_other_error(w);
-        ecs_snapshot *s = ecs_snapshot_load(w, nc_src_read, &src);
+        ecs_snapshot *s = ecs_snapshot_load(w, test_src_read, &src);
         if (s) { CHECKF(s == NULL, "a truncation to %zu of %zu bytes loaded", len, n); ecs_snapshot_free(s); continue; }
         const char *err = ecs_last_error(w);
         if (!err[0] || !strstr(err, "ecs_snapshot_load")) {
@@ -472,9 +453,9 @@ TEST(netcode_load_truncated_corrupted) {
             break;
         }
         }
-        nc_src src = {buf, len, 0};
+        test_src src = {buf, len, 0};
         nc_other_error(w);
-        ecs_snapshot *s = ecs_snapshot_load(w, nc_src_read, &src);
+        ecs_snapshot *s = ecs_snapshot_load(w, test_src_read, &src);
         CHECKF(src.pos <= len, "trial %ld: read past the data", t);
         if (!s) {
             refused++;

@@ -27,32 +27,14 @@ static void os_register(ecs_world *w, os_ids *id) {   /* another order than the 
     id->pos = ecs_component(w, "Position", sizeof(os_pos), _Alignof(os_pos));
 }
 
-typedef struct os_src { const unsigned char *p; size_t n, pos; } os_src;
-static size_t os_read(void *bytes, size_t size, void *ctx) {
-    os_src *s = (os_src *)ctx;
-    size_t left = s->n - s->pos, k = size < left ? size : left;
-    if (k) memcpy(bytes, s->p + s->pos, k);
-    s->pos += k;
-    return k;
-}
 typedef struct os_mem { unsigned char *p; size_t n, cap; } os_mem;
 static ecs_result os_write(const void *bytes, size_t size, void *ctx) {
     os_mem *m = (os_mem *)ctx;
-    if (m->n + size > m->cap) {
-        size_t cap = m->cap ? m->cap : 256;
-        while (cap < m->n + size) cap *= 2;
-        unsigned char *p = (unsigned char *)realloc(m->p, cap);
-        if (!p) return ECS_ERR_NOMEM;
-        m->p = p;
-        m->cap = cap;
-    }
-    if (size) memcpy(m->p + m->n, bytes, size);
-    m->n += size;
-    return ECS_OK;
+    return test_append(&m->p, &m->n, &m->cap, bytes, size) ? ECS_OK : ECS_ERR_NOMEM;
 }
 static ecs_snapshot *os_load(ecs_world *w, const unsigned char *p, size_t n) {
-    os_src src = {p, n, 0};
-    return ecs_snapshot_load(w, os_read, &src);
+    test_src src = {p, n, 0};
+    return ecs_snapshot_load(w, test_src_read, &src);
 }
 
 /* w is the generator's world as it was saved. */
