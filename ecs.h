@@ -8477,12 +8477,16 @@ static unsigned char *ecs__load_bytes(ecs_world *w, ecs_read_fn read, void *ctx,
    sum: the version 7 checksum, taken while reading. */
 static const char *ecs__file_unsealed(const unsigned char *data, size_t size, const ecs__sum *sum) {
     if (size < 28 || memcmp(data, "ECSHSNAP", 8)) return "not an ecs.h save file";
-    uint64_t want = ecs__le64(data + size - 8);
-    if ((uint32_t)ecs__le64(data + 8) > 6) return ecs__sum_done(sum) == want ? NULL : "the file is damaged or truncated (checksum)";
-    ecs__hasher h;   /* older files' checksum */
-    ecs__hash_init(&h);
-    ecs__hash_feed(&h, data, size - 8);
-    return ecs__hash_done(&h) == want ? NULL : "the file is damaged or truncated (checksum)";
+    uint64_t got;
+    if ((uint32_t)ecs__le64(data + 8) > 6) {
+        got = ecs__sum_done(sum);
+    } else {   /* older files' checksum */
+        ecs__hasher h;
+        ecs__hash_init(&h);
+        ecs__hash_feed(&h, data, size - 8);
+        got = ecs__hash_done(&h);
+    }
+    return got == ecs__le64(data + size - 8) ? NULL : "the file is damaged or truncated (checksum)";
 }
 
 /* A save file's bytes into a snapshot (sum: the version 7 checksum, taken

@@ -72,11 +72,6 @@ static void os_check_world(ecs_world *w, const os_ids *id, const char *v) {
     CHECKF(st && st->frame == 42 && st->score == 1234, "%s: GameState", v);
 }
 
-/* Versions 2 and 3 each had two layouts under one number: f1e3c72 added a
-   clock flag to version 2 and 2af1c30 queued events to version 3 without a
-   new number. The files of the commits that introduced them (v2, v3) are
-   the first layouts, which the loader reads when the later one fails. */
-
 /* One save file: refused when damaged or truncated; loaded, restored,
    checked, saved again and checked again. *first_hash: the world hash every
    file must restore to (0: not yet known). */
@@ -131,6 +126,9 @@ static void os_check_save(const char *name, const unsigned char *bytes, size_t n
     ecs_world_free(w2);
 }
 
+/* Every file, in version order. Versions 2 and 3 each had two layouts under
+   one number (f1e3c72 added a clock flag to version 2, 2af1c30 queued events
+   to version 3): v2 and v3 are the first layouts, v2b and v3b the later. */
 TEST(snapshot_old_versions) {
 #define OS_SAVE(v, version) {#v, ecs_test_save_##v, sizeof ecs_test_save_##v, version}
     static const struct { const char *name; const unsigned char *p; size_t n; unsigned version; } saves[] = {
